@@ -1,0 +1,29 @@
+"""shell-envs: What the Shell (PettingZoo) and Scorpion (Gymnasium) game environments.
+
+Importing the package registers the Gymnasium environments, so ``gym.make`` finds them::
+
+    import gymnasium as gym
+    import shell_envs
+
+    env = gym.make("shell_envs/Scorpion-v0")
+"""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register, registry
+
+__version__ = "0.1.0"
+
+
+def _register() -> None:
+    """Register every Gymnasium environment id of the package (idempotent)."""
+    if "shell_envs/Scorpion-v0" not in registry:
+        register(
+            id="shell_envs/Scorpion-v0",
+            entry_point="shell_envs.scorpion.env:ScorpionEnv",
+        )
+
+
+_register()
+
+__all__ = ["__version__"]

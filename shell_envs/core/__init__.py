@@ -1,0 +1,1 @@
+"""Shared core of both games: compilation, errors, encoder registries and rendering helpers."""

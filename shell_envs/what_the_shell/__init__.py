@@ -1,0 +1,1 @@
+"""What the Shell: rules (:mod:`.rules`), encoders, renderers and the PettingZoo environment."""

@@ -1,0 +1,100 @@
+"""Observation encoders for What the Shell, each from one player's point of view.
+
+An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta, player)``
+returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
+Register your own with :func:`register_encoder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from shell_envs.core.encoders import EncoderRegistry
+from shell_envs.core.jit import jit
+from shell_envs.what_the_shell import rules
+
+PLANE_NAMES = ("own_turtles", "opponent_turtles", "eggs", "egg_order", "sudden_death")
+N_PLANES = len(PLANE_NAMES)
+FLAT_SIZE = 4 * rules.CELLS + 1
+
+
+@jit
+def _fill(board, eggs, meta, player, out):
+    """Write the five planes, flattened to ``(5, 81)``, into ``out`` (zeroed first)."""
+    out[:] = 0.0
+    for cell in range(rules.CELLS):
+        v = board[cell]
+        if v == player:
+            out[0, cell] = 1.0
+        elif v == rules.EGG:
+            out[2, cell] = 1.0
+        elif v != rules.EMPTY:
+            out[1, cell] = 1.0
+    for i in range(meta[rules.N_EGGS]):
+        out[3, eggs[i]] = 1.0 - i / rules.CELLS
+    if meta[rules.SUDDEN_DEATH]:
+        out[4, :] = 1.0
+
+
+@jit
+def encode_planes(board, eggs, meta, player):
+    """Planes ``float32[5, 9, 9]``; see :class:`PlanesEncoder`."""
+    out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
+    _fill(board, eggs, meta, player, out)
+    return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
+
+
+@jit
+def encode_flat(board, eggs, meta, player):
+    """Flat ``float32[325]``; see :class:`FlatEncoder`."""
+    out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
+    _fill(board, eggs, meta, player, out)
+    flat = np.empty(FLAT_SIZE, dtype=np.float32)
+    flat[: 4 * rules.CELLS] = out[:4].ravel()
+    flat[4 * rules.CELLS] = out[4, 0]
+    return flat
+
+
+class PlanesEncoder:
+    """``float32[5, 9, 9]`` planes (channels first, for CNNs), all values in [0, 1].
+
+    0. own turtles (1 where the observing player has a turtle)
+    1. opponent turtles
+    2. eggs
+    3. egg order: ``1 - i/81`` on the ``i``-th oldest egg (the oldest egg is 1.0 and hatches
+       first), 0 elsewhere
+    4. sudden death: all ones while the game is in sudden death, else all zeros
+    """
+
+    def __init__(self) -> None:
+        self.space = spaces.Box(0.0, 1.0, (N_PLANES, rules.SIZE, rules.SIZE), np.float32)
+
+    def encode(self, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> Any:
+        """The observation of ``player``."""
+        return encode_planes(board, eggs, meta, player)
+
+
+class FlatEncoder:
+    """``float32[325]`` for MLPs: planes 0–3 of :class:`PlanesEncoder` flattened row-major
+    (81 values each, cell index order), then one sudden-death flag."""
+
+    def __init__(self) -> None:
+        self.space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
+
+    def encode(self, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> Any:
+        """The observation of ``player``."""
+        return encode_flat(board, eggs, meta, player)
+
+
+ENCODERS = EncoderRegistry("What the Shell")
+ENCODERS.register("planes", PlanesEncoder)
+ENCODERS.register("flat", FlatEncoder)
+
+
+def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool = False) -> None:
+    """Make ``obs_encoder=name`` build ``factory()`` (an object with ``space`` and ``encode``)."""
+    ENCODERS.register(name, factory, overwrite=overwrite)

@@ -1,0 +1,307 @@
+"""PettingZoo parallel environment for What the Shell: a thin adapter over :mod:`.rules`."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from shell_envs.core.errors import IllegalMove
+from shell_envs.core.render import HumanWindow
+from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.encoders import ENCODERS, PlanesEncoder, encode_planes
+from shell_envs.what_the_shell.position import (
+    arrays_to_position,
+    cell_name,
+    describe_illegal,
+    position_to_arrays,
+)
+from shell_envs.what_the_shell.render import render_ansi, render_rgb
+
+AGENTS = ("black", "white")
+PLAYER = {"black": rules.BLACK, "white": rules.WHITE}
+DEFAULT_MAX_ROUNDS = 200
+ILLEGAL_ACTION_MODES = ("lose", "raise")
+RESULT = {
+    rules.BLACK_WINS: {"black": 1, "white": -1},
+    rules.WHITE_WINS: {"black": -1, "white": 1},
+    rules.DRAW: {"black": 0, "white": 0},
+}
+
+
+class WhatTheShellEnv(ParallelEnv):
+    """Two players choose an empty cell each round, simultaneously; see the README for rules.
+
+    Args:
+        render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
+        obs_encoder: a registered encoder name (``"planes"``, ``"flat"``) or an encoder object.
+        max_rounds: rounds after which the game is truncated (both rewards 0).
+        illegal_action: ``"lose"`` (the offender loses, the board is unchanged) or ``"raise"``.
+    """
+
+    metadata = {
+        "name": "what_the_shell_v0",
+        "is_parallelizable": True,
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        obs_encoder: Any = "planes",
+        max_rounds: int = DEFAULT_MAX_ROUNDS,
+        illegal_action: str = "lose",
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not supported; accepted: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
+            )
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)):
+            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+        if max_rounds < 1:
+            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(
+                f"illegal_action {illegal_action!r} is not supported; accepted: 'lose', 'raise'"
+            )
+        self.render_mode = render_mode
+        self.max_rounds = int(max_rounds)
+        self.illegal_action = illegal_action
+        self.encoder = ENCODERS.create(obs_encoder)
+        self.possible_agents = list(AGENTS)
+        self.agents: list[str] = []
+        mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
+        self.observation_spaces = {
+            a: spaces.Dict({"observation": self.encoder.space, "action_mask": mask_space})
+            for a in AGENTS
+        }
+        self.action_spaces = {a: spaces.Discrete(rules.CELLS) for a in AGENTS}
+        self.state_space = PlanesEncoder().space
+        self._window: HumanWindow | None = None
+        self._info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
+        self.board, self.eggs, self.meta = rules.new_state()
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The Dict observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(81)``: the cell index (``a1`` = 0 … ``i9`` = 80)."""
+        return self.action_spaces[agent]
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Start from the empty board, or from ``options["position"]``.
+
+        The rules have no randomness; ``seed`` seeds the action spaces' ``sample``.
+        """
+        if seed is not None:
+            for i, agent in enumerate(AGENTS):
+                self.action_spaces[agent].seed(seed + i)
+        options = options or {}
+        unknown = set(options) - {"position"}
+        if unknown:
+            warnings.warn(
+                f"ignoring unknown reset options {sorted(unknown)}; accepted: 'position'",
+                stacklevel=2,
+            )
+        if "position" in options:
+            self.board, self.eggs, self.meta = position_to_arrays(options["position"])
+        else:
+            self.board, self.eggs, self.meta = rules.new_state()
+        self._info[:] = 0
+        self.agents = list(AGENTS)
+        infos = {
+            a: {"round": 0, "sudden_death": bool(self.meta[rules.SUDDEN_DEATH])} for a in AGENTS
+        }
+        self._render_frame()
+        return self._observations(), infos
+
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, Any],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """Play one round with both players' cells."""
+        if not self.agents:
+            raise RuntimeError("the game is over; call reset() to start a new one")
+        if not isinstance(actions, dict) or set(actions) != set(AGENTS):
+            raise ValueError(
+                "step() takes a dict with one action for each of 'black' and 'white', got "
+                f"{actions!r}"
+            )
+        black, white = actions["black"], actions["white"]
+        if _is_index(black) and _is_index(white) and self.board[black] == 0 == self.board[white]:
+            outcome = rules.step(self.board, self.eggs, self.meta, black, white, self._info)
+            return self._after_round(outcome)
+        return self._illegal(black, white)
+
+    def _illegal(self, black: Any, white: Any):
+        """React to an illegal action per ``illegal_action``, without touching the board."""
+        reasons = {}
+        for agent, action in (("black", black), ("white", white)):
+            reason = describe_illegal(self.board, action)
+            if reason is not None:
+                reasons[agent] = reason
+                if not _is_integer(action):
+                    raise ValueError(f"{agent}: {reason}")
+        if self.illegal_action == "raise":
+            raise IllegalMove("; ".join(f"{agent}: {why}" for agent, why in reasons.items()))
+        rewards = {a: (-1.0 if a in reasons else 1.0) for a in AGENTS}
+        if len(reasons) == 2:
+            rewards = {a: -1.0 for a in AGENTS}
+        infos = {
+            a: {
+                "round": int(self.meta[rules.ROUNDS]),
+                "illegal": sorted(reasons),
+                "illegal_reasons": dict(reasons),
+                "outcome": "loss" if a in reasons else "win",
+            }
+            for a in AGENTS
+        }
+        self.agents = []
+        return (
+            self._observations(),
+            rewards,
+            {a: True for a in AGENTS},
+            {a: False for a in AGENTS},
+            infos,
+        )
+
+    def _after_round(self, outcome: int):
+        """Build rewards, flags and infos after a played round."""
+        info = self._info
+        terminated = outcome != rules.ONGOING
+        truncated = bool(not terminated and self.meta[rules.ROUNDS] >= self.max_rounds)
+        rewards = RESULT[outcome] if terminated else {"black": 0, "white": 0}
+        common = {
+            "round": int(self.meta[rules.ROUNDS]),
+            "collision": bool(info[rules.I_COLLISION]),
+            "eggs_vanished": int(info[rules.I_VANISHED]),
+            "eggs_captured": int(info[rules.I_REMOVED_EGGS]),
+            "waves": int(info[rules.I_WAVES]),
+            "sudden_death": bool(self.meta[rules.SUDDEN_DEATH]),
+        }
+        b = (
+            int(info[rules.I_CAPTURES_B]),
+            int(info[rules.I_HATCHED_B]),
+            int(info[rules.I_REMOVED_B]),
+            int(info[rules.I_WIN_B]),
+        )
+        w = (
+            int(info[rules.I_CAPTURES_W]),
+            int(info[rules.I_HATCHED_W]),
+            int(info[rules.I_REMOVED_W]),
+            int(info[rules.I_WIN_W]),
+        )
+        infos = {}
+        for agent, own, opp in (("black", b, w), ("white", w, b)):
+            infos[agent] = {
+                **common,
+                "captures": own[0],
+                "opponent_captures": opp[0],
+                "hatched": own[1],
+                "opponent_hatched": opp[1],
+                "turtles_lost": own[2],
+                "opponent_turtles_lost": opp[2],
+                "winning_turtles": own[3],
+                "opponent_winning_turtles": opp[3],
+            }
+            if terminated:
+                infos[agent]["outcome"] = ("loss", "draw", "win")[rewards[agent] + 1]
+        if terminated or truncated:
+            self.agents = []
+        self._render_frame()
+        return (
+            self._observations(),
+            {"black": float(rewards["black"]), "white": float(rewards["white"])},
+            {"black": terminated, "white": terminated},
+            {"black": truncated, "white": truncated},
+            infos,
+        )
+
+    def _observations(self) -> dict[str, Any]:
+        """Both players' observations with the shared mask of empty cells."""
+        mask = (self.board == rules.EMPTY).view(np.int8)
+        encode = self.encoder.encode
+        return {
+            "black": {
+                "observation": encode(self.board, self.eggs, self.meta, rules.BLACK),
+                "action_mask": mask,
+            },
+            "white": {
+                "observation": encode(self.board, self.eggs, self.meta, rules.WHITE),
+                "action_mask": mask.copy(),
+            },
+        }
+
+    def action_mask(self) -> np.ndarray:
+        """``int8[81]``: 1 on the empty cells, the legal actions of both players."""
+        return (self.board == rules.EMPTY).view(np.int8)
+
+    def state(self) -> np.ndarray:
+        """The whole board from a neutral view: black, white, eggs, egg order, sudden death."""
+        return encode_planes(self.board, self.eggs, self.meta, rules.BLACK)
+
+    def position(self) -> dict[str, Any]:
+        """The current position as cell names (the format ``reset(options={"position": ...})`` takes)."""
+        return arrays_to_position(self.board, self.eggs, self.meta)
+
+    def explain(self, action: Any) -> str | None:
+        """Why ``action`` is illegal now, or None when it is legal."""
+        return describe_illegal(self.board, action)
+
+    def render(self) -> str | np.ndarray | None:
+        """Render per ``render_mode``: text, an RGB image, or a window (returns None)."""
+        if self.render_mode == "ansi":
+            return render_ansi(self.board, self.eggs, self.meta)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self.board, self.eggs, self.meta)
+        if self.render_mode == "human":
+            self._render_frame()
+        return None
+
+    def _render_frame(self) -> None:
+        """Show the board in the human window (only in ``"human"`` mode)."""
+        if self.render_mode != "human":
+            return
+        if self._window is None:
+            self._window = HumanWindow("What the Shell", self.metadata["render_fps"])
+        self._window.show(render_rgb(self.board, self.eggs, self.meta))
+
+    def close(self) -> None:
+        """Close the human window, if any."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_window"] = None
+        return state
+
+    def __repr__(self) -> str:
+        return f"<WhatTheShellEnv round={int(self.meta[rules.ROUNDS])} agents={self.agents}>"
+
+
+def _is_integer(action: Any) -> bool:
+    """An int or numpy integer (not a bool)."""
+    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+
+
+def _is_index(action: Any) -> bool:
+    """An integer cell index 0–80."""
+    return _is_integer(action) and 0 <= action < rules.CELLS
+
+
+__all__ = ["WhatTheShellEnv", "cell_name", "DEFAULT_MAX_ROUNDS"]

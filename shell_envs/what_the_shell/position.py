@@ -1,0 +1,121 @@
+"""Cell names and positions: the bridge between the rules' arrays and human-readable boards."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from shell_envs.what_the_shell import rules
+
+COLUMNS = "abcdefghi"
+PIECE_NAMES = {
+    rules.EMPTY: "empty",
+    rules.BLACK: "a black turtle",
+    rules.WHITE: "a white turtle",
+    rules.EGG: "an egg",
+}
+
+
+def cell_name(index: int) -> str:
+    """``0`` → ``"a1"``, ``40`` → ``"e5"``, ``80`` → ``"i9"``."""
+    row, col = divmod(int(index), rules.SIZE)
+    return f"{COLUMNS[col]}{row + 1}"
+
+
+def cell_index(name: str) -> int:
+    """``"a1"`` → ``0``, ``"e5"`` → ``40``; a clear ``ValueError`` for anything else."""
+    if not isinstance(name, str):
+        raise ValueError(f"cell names are strings like 'e5', got {name!r}")
+    text = name.strip().lower()
+    if len(text) != 2 or text[0] not in COLUMNS or text[1] not in "123456789":
+        raise ValueError(
+            f"unknown cell name {name!r}: a cell is a column letter a-i and a row digit 1-9, "
+            "like 'a1' or 'e5'"
+        )
+    return 9 * (int(text[1]) - 1) + COLUMNS.index(text[0])
+
+
+def position_to_arrays(
+    position: Mapping[str, Any],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Build ``(board, eggs, meta)`` from ``{"black": [...], "white": [...], "eggs": [...]}``.
+
+    Eggs are listed oldest first.  An optional ``"sudden_death"`` must agree with the board.
+    Raises ``ValueError`` saying exactly what is wrong for a malformed or decided position.
+    """
+    if not isinstance(position, Mapping):
+        raise ValueError(
+            "a position is a dict with keys 'black', 'white', 'eggs' (lists of cell names) "
+            f"and optionally 'sudden_death', got {type(position).__name__}"
+        )
+    unknown = set(position) - {"black", "white", "eggs", "sudden_death"}
+    if unknown:
+        raise ValueError(
+            f"unknown position keys {sorted(unknown)}; accepted: 'black', 'white', 'eggs', "
+            "'sudden_death'"
+        )
+    board, eggs, meta = rules.new_state()
+    owner: dict[int, str] = {}
+    for key, piece in (("black", rules.BLACK), ("white", rules.WHITE), ("eggs", rules.EGG)):
+        cells = position.get(key, [])
+        if isinstance(cells, str) or not isinstance(cells, Iterable):
+            raise ValueError(f"position[{key!r}] must be a list of cell names, got {cells!r}")
+        for name in cells:
+            index = cell_index(name)
+            if index in owner:
+                raise ValueError(
+                    f"cell {cell_name(index)} is used twice in the position "
+                    f"(in {owner[index]!r} and {key!r})"
+                )
+            owner[index] = key
+            if piece == rules.EGG:
+                rules.lay_egg(board, eggs, meta, index)
+            else:
+                board[index] = piece
+    info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
+    outcome = rules.check_end(board, meta, info)
+    if outcome != rules.ONGOING:
+        nb, nw = info[rules.I_WIN_B], info[rules.I_WIN_W]
+        why = (
+            f"black has {nb} winning turtles and white {nw}"
+            if outcome != rules.DRAW
+            else "the board is full with no winner (a draw)"
+        )
+        raise ValueError(f"the position's game is already decided: {why}")
+    declared = position.get("sudden_death")
+    if declared is not None and bool(declared) != bool(meta[rules.SUDDEN_DEATH]):
+        raise ValueError(
+            f"position says sudden_death={declared!r} but the board has "
+            f"{info[rules.I_WIN_B]} winning turtles each; sudden death holds exactly when both "
+            "counts are equal and above zero"
+        )
+    return board, eggs, meta
+
+
+def arrays_to_position(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) -> dict[str, Any]:
+    """The position as cell names: black and white by action index, eggs oldest first."""
+    return {
+        "black": [cell_name(i) for i in np.flatnonzero(board == rules.BLACK)],
+        "white": [cell_name(i) for i in np.flatnonzero(board == rules.WHITE)],
+        "eggs": [cell_name(i) for i in eggs[: meta[rules.N_EGGS]]],
+        "sudden_death": bool(meta[rules.SUDDEN_DEATH]),
+    }
+
+
+def describe_illegal(board: np.ndarray, action: Any) -> str | None:
+    """Why ``action`` is not a legal choice on ``board``, or None when it is legal."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return (
+            f"action {action!r} is not a cell index: actions are integers 0-80 "
+            "(a1=0, i1=8, a2=9, e5=40, i9=80)"
+        )
+    if not 0 <= action < rules.CELLS:
+        return (
+            f"action {int(action)} is out of range: actions are cell indices 0-80 (a1=0 ... i9=80)"
+        )
+    value = int(board[action])
+    if value != rules.EMPTY:
+        return f"cell {cell_name(action)} ({int(action)}) is occupied by {PIECE_NAMES[value]}"
+    return None

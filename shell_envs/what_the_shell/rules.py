@@ -1,0 +1,403 @@
+"""What the Shell rules as pure, compiled functions over three small arrays.
+
+State (see :func:`new_state`):
+
+* ``board``: ``int8[81]``, cell index ``9 * row + column``; ``EMPTY``, ``BLACK``, ``WHITE``, ``EGG``.
+* ``eggs``: ``int8[81]``, the egg queue, oldest first; entries past ``meta[N_EGGS]`` are -1.
+* ``meta``: ``int32[4]``: egg count, sudden-death flag, rounds played, outcome.
+
+Every function mutates the arrays in place and is compiled with numba, so the single env,
+the batched env, the agents and the benchmarks all run this same code.  Nothing here imports
+gymnasium or pettingzoo.  The function names follow the rules: :func:`place`, :func:`capture`,
+:func:`hatch`, :func:`check_end`, composed by :func:`step`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shell_envs.core.jit import jit
+
+SIZE = 9
+CELLS = SIZE * SIZE
+
+EMPTY, BLACK, WHITE, EGG = 0, 1, 2, 3
+
+# meta fields
+N_EGGS, SUDDEN_DEATH, ROUNDS, OUTCOME = 0, 1, 2, 3
+META_SIZE = 4
+
+# outcomes
+ONGOING, BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2, 3
+
+# fields of the per-round info array filled by :func:`step`
+(
+    I_COLLISION,
+    I_CAPTURES_B,
+    I_CAPTURES_W,
+    I_HATCHED_B,
+    I_HATCHED_W,
+    I_VANISHED,
+    I_REMOVED_B,
+    I_REMOVED_W,
+    I_REMOVED_EGGS,
+    I_WAVES,
+    I_WIN_B,
+    I_WIN_W,
+) = range(12)
+INFO_SIZE = 12
+
+WIN_LENGTH = 5
+
+
+def _rays() -> np.ndarray:
+    """``RAYS[cell, d, k]``: the cell ``k + 1`` steps from ``cell`` in direction ``d``, or -1."""
+    dirs = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+    rays = np.full((CELLS, 8, 3), -1, dtype=np.int16)
+    for cell in range(CELLS):
+        r, c = divmod(cell, SIZE)
+        for d, (dr, dc) in enumerate(dirs):
+            for k in range(3):
+                rr, cc = r + dr * (k + 1), c + dc * (k + 1)
+                if 0 <= rr < SIZE and 0 <= cc < SIZE:
+                    rays[cell, d, k] = rr * SIZE + cc
+    return rays
+
+
+RAYS = _rays()
+
+
+def _lines() -> tuple[np.ndarray, np.ndarray]:
+    """Every row, column and diagonal at least five cells long, as cell lists with offsets."""
+    lines = [[r * SIZE + c for c in range(SIZE)] for r in range(SIZE)]
+    lines += [[r * SIZE + c for r in range(SIZE)] for c in range(SIZE)]
+    for start in range(-(SIZE - WIN_LENGTH), SIZE - WIN_LENGTH + 1):
+        lines.append([r * SIZE + r + start for r in range(SIZE) if 0 <= r + start < SIZE])
+        lines.append([r * SIZE + start + 8 - r for r in range(SIZE) if 0 <= start + 8 - r < SIZE])
+    starts = np.cumsum([0] + [len(line) for line in lines]).astype(np.int64)
+    return np.concatenate([np.array(line) for line in lines]).astype(np.int64), starts
+
+
+LINE_CELLS, LINE_START = _lines()
+
+
+def new_state() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An empty board: ``(board, eggs, meta)``."""
+    return (
+        np.zeros(CELLS, dtype=np.int8),
+        np.full(CELLS, -1, dtype=np.int8),
+        np.zeros(META_SIZE, dtype=np.int32),
+    )
+
+
+@jit
+def is_legal(board, cell):
+    """A player may choose any empty cell on the board."""
+    return 0 <= cell < CELLS and board[cell] == EMPTY
+
+
+@jit
+def lay_egg(board, eggs, meta, cell):
+    """Collision: an egg is laid on ``cell`` as the newest egg."""
+    board[cell] = EGG
+    eggs[meta[N_EGGS]] = cell
+    meta[N_EGGS] += 1
+
+
+@jit
+def remove_egg(eggs, meta, cell):
+    """Take ``cell`` out of the egg queue, keeping the others in age order."""
+    n = meta[N_EGGS]
+    j = 0
+    for i in range(n):
+        if eggs[i] != cell:
+            eggs[j] = eggs[i]
+            j += 1
+    for i in range(j, n):
+        eggs[i] = -1
+    meta[N_EGGS] = j
+
+
+@jit
+def place(board, eggs, meta, black_cell, white_cell):
+    """Placement: both turtles land, or an egg is laid on a shared cell; True on collision."""
+    if black_cell == white_cell:
+        lay_egg(board, eggs, meta, black_cell)
+        return True
+    board[black_cell] = BLACK
+    board[white_cell] = WHITE
+    return False
+
+
+@jit
+def _is_enemy_piece(value, player):
+    """An opponent turtle or an egg is an enemy piece of ``player``."""
+    return value == EGG or (value != EMPTY and value != player)
+
+
+DOOMED, ANCHOR = 1, 2
+
+
+@jit
+def find_captures(board, player, anchors, n_anchors, flags):
+    """Count ``player``'s enclosures ``[P, E, E, P]`` from its anchors and mark the enclosed cells.
+
+    ``flags`` marks ``player``'s anchors with ``ANCHOR``; enclosed cells get ``DOOMED``.  An
+    enclosure whose two ends are both anchors is counted once (from its lower cell).
+    """
+    count = 0
+    for i in range(n_anchors):
+        a = anchors[i]
+        for d in range(8):
+            far = RAYS[a, d, 2]
+            if far < 0 or board[far] != player:
+                continue
+            c1 = RAYS[a, d, 0]
+            c2 = RAYS[a, d, 1]
+            if not (_is_enemy_piece(board[c1], player) and _is_enemy_piece(board[c2], player)):
+                continue
+            if flags[far] & ANCHOR and far < a:
+                continue
+            flags[c1] |= DOOMED
+            flags[c2] |= DOOMED
+            count += 1
+    return count
+
+
+@jit
+def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info):
+    """One capture wave: both players' enclosures found on one board, then removed together.
+
+    Returns ``(black_captures, white_captures)``, the number of enclosures of each player.
+    """
+    flags = np.zeros(CELLS, dtype=np.int8)
+    for i in range(n_b):
+        flags[anchors_b[i]] = ANCHOR
+    cb = find_captures(board, BLACK, anchors_b, n_b, flags)
+    for i in range(n_b):
+        flags[anchors_b[i]] &= DOOMED
+    for i in range(n_w):
+        flags[anchors_w[i]] |= ANCHOR
+    cw = find_captures(board, WHITE, anchors_w, n_w, flags)
+    if cb + cw == 0:
+        return cb, cw
+    for cell in range(CELLS):
+        if flags[cell] & DOOMED:
+            value = board[cell]
+            if value == EGG:
+                remove_egg(eggs, meta, cell)
+                info[I_REMOVED_EGGS] += 1
+            elif value == BLACK:
+                info[I_REMOVED_B] += 1
+            else:
+                info[I_REMOVED_W] += 1
+            board[cell] = EMPTY
+    return cb, cw
+
+
+@jit
+def hatch(board, eggs, meta, captures_b, captures_w, hatched_b, hatched_w, info):
+    """Hatching after a wave with ``captures_b`` / ``captures_w`` captures.
+
+    Contested claims pair off first and the oldest eggs vanish; the leftover claims hatch the
+    next-oldest eggs for their owner; claims with no egg left are lost.  The new turtles are
+    written to ``hatched_b`` / ``hatched_w`` (the next wave's anchors); returns their counts.
+    """
+    n = meta[N_EGGS]
+    vanished = min(captures_b, captures_w, n)
+    for i in range(vanished):
+        board[eggs[i]] = EMPTY
+    leftover = captures_b - captures_w
+    player = BLACK if leftover > 0 else WHITE
+    n_hatch = min(abs(leftover), n - vanished)
+    for i in range(n_hatch):
+        cell = eggs[vanished + i]
+        board[cell] = player
+        if player == BLACK:
+            hatched_b[i] = cell
+        else:
+            hatched_w[i] = cell
+    used = vanished + n_hatch
+    for i in range(n - used):
+        eggs[i] = eggs[i + used]
+    for i in range(n - used, n):
+        eggs[i] = -1
+    meta[N_EGGS] = n - used
+    info[I_VANISHED] += vanished
+    if player == BLACK:
+        info[I_HATCHED_B] += n_hatch
+        return n_hatch, 0
+    info[I_HATCHED_W] += n_hatch
+    return 0, n_hatch
+
+
+@jit
+def _longest_run(board, first, last):
+    """Length of the longest run of one colour's turtles along ``LINE_CELLS[first:last]``."""
+    best = 0
+    run = 0
+    colour = EMPTY
+    for i in range(first, last):
+        v = board[LINE_CELLS[i]]
+        if v == colour:
+            run += 1
+        else:
+            colour = v
+            run = 1
+        if (v == BLACK or v == WHITE) and run > best:
+            best = run
+    return best
+
+
+@jit
+def _mark_lines(board, first, last, on_line):
+    """Mark every turtle on a run of five or more along ``LINE_CELLS[first:last]``."""
+    i = first
+    while i < last:
+        v = board[LINE_CELLS[i]]
+        j = i
+        while j < last and board[LINE_CELLS[j]] == v:
+            j += 1
+        if (v == BLACK or v == WHITE) and j - i >= WIN_LENGTH:
+            for k in range(i, j):
+                on_line[LINE_CELLS[k]] = True
+        i = j
+
+
+@jit
+def winning_counts(board):
+    """``(black, white)`` winning-turtle counts: turtles on a line of five or more, each once."""
+    n_lines = LINE_START.shape[0] - 1
+    any_line = False
+    for line in range(n_lines):
+        if _longest_run(board, LINE_START[line], LINE_START[line + 1]) >= WIN_LENGTH:
+            any_line = True
+            break
+    if not any_line:
+        return 0, 0
+    on_line = np.zeros(CELLS, dtype=np.bool_)
+    for line in range(n_lines):
+        _mark_lines(board, LINE_START[line], LINE_START[line + 1], on_line)
+    nb = 0
+    nw = 0
+    for cell in range(CELLS):
+        if on_line[cell]:
+            if board[cell] == BLACK:
+                nb += 1
+            else:
+                nw += 1
+    return nb, nw
+
+
+@jit
+def check_end(board, meta, info):
+    """End-of-round checks: the larger winning-turtle count wins, equal non-zero counts mean
+    sudden death, and a full board with no winner is a draw.  Returns the outcome."""
+    nb, nw = winning_counts(board)
+    info[I_WIN_B] = nb
+    info[I_WIN_W] = nw
+    if nb > nw:
+        meta[OUTCOME] = BLACK_WINS
+    elif nw > nb:
+        meta[OUTCOME] = WHITE_WINS
+    meta[SUDDEN_DEATH] = 1 if (nb == nw and nb > 0) else 0
+    if meta[OUTCOME] == ONGOING:
+        full = True
+        for cell in range(CELLS):
+            if board[cell] == EMPTY:
+                full = False
+                break
+        if full:
+            meta[OUTCOME] = DRAW
+    return meta[OUTCOME]
+
+
+@jit
+def step(board, eggs, meta, black_cell, white_cell, info):
+    """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
+
+    ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
+    """
+    info[:] = 0
+    if place(board, eggs, meta, black_cell, white_cell):
+        info[I_COLLISION] = 1
+    else:
+        anchors = np.empty((2, CELLS), dtype=np.int64)
+        anchors_b = anchors[0]
+        anchors_w = anchors[1]
+        anchors_b[0] = black_cell
+        anchors_w[0] = white_cell
+        n_b, n_w = 1, 1
+        while True:
+            cb, cw = capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info)
+            info[I_WAVES] += 1
+            info[I_CAPTURES_B] += cb
+            info[I_CAPTURES_W] += cw
+            if cb + cw == 0:
+                break
+            n_b, n_w = hatch(board, eggs, meta, cb, cw, anchors_b, anchors_w, info)
+            if n_b + n_w == 0:
+                break
+    meta[ROUNDS] += 1
+    return check_end(board, meta, info)
+
+
+@jit
+def random_empty_cell(board, n_empty):
+    """A uniformly random empty cell (``n_empty`` is the number of empty cells)."""
+    k = np.random.randint(n_empty)
+    for cell in range(CELLS):
+        if board[cell] == EMPTY:
+            if k == 0:
+                return cell
+            k -= 1
+    return -1
+
+
+@jit
+def count_empty(board):
+    """Number of empty cells."""
+    n = 0
+    for cell in range(CELLS):
+        if board[cell] == EMPTY:
+            n += 1
+    return n
+
+
+@jit
+def random_playout(board, eggs, meta, max_rounds):
+    """Play uniformly random rounds until the game ends or ``max_rounds``; returns rounds played.
+
+    Uses numba's global generator (seed it with :func:`seed_numba`).
+    """
+    info = np.zeros(INFO_SIZE, dtype=np.int32)
+    rounds = 0
+    while meta[OUTCOME] == ONGOING and rounds < max_rounds:
+        n_empty = count_empty(board)
+        b = random_empty_cell(board, n_empty)
+        w = random_empty_cell(board, n_empty)
+        step(board, eggs, meta, b, w, info)
+        rounds += 1
+    return rounds
+
+
+@jit
+def seed_numba(seed):
+    """Seed the generator that compiled code uses (numba keeps its own)."""
+    np.random.seed(seed)
+
+
+@jit
+def random_games(n_games, max_rounds, seed):
+    """Play ``n_games`` random games from the empty board; returns the total rounds played."""
+    np.random.seed(seed)
+    board = np.zeros(CELLS, dtype=np.int8)
+    eggs = np.full(CELLS, -1, dtype=np.int8)
+    meta = np.zeros(META_SIZE, dtype=np.int32)
+    total = 0
+    for _ in range(n_games):
+        board[:] = EMPTY
+        eggs[:] = -1
+        meta[:] = 0
+        total += random_playout(board, eggs, meta, max_rounds)
+    return total
