@@ -24,7 +24,8 @@ class EncoderRegistry:
             raise ValueError(f"encoder name must be a non-empty string, got {name!r}")
         if name in self._factories and not overwrite:
             raise ValueError(
-                f"{self.game} already has an encoder named {name!r}; pass overwrite=True to replace it"
+                f"{self.game} already has an encoder named {name!r}; "
+                "pass overwrite=True to replace it"
             )
         self._factories[name] = factory
 
@@ -33,11 +34,12 @@ class EncoderRegistry:
         return sorted(self._factories)
 
     def create(self, spec: Any, **kwargs: Any) -> Any:
-        """Build the encoder named ``spec``; an object with ``space`` and ``encode`` passes through."""
+        """Build the encoder named ``spec``; an encoder object passes through as it is."""
         if isinstance(spec, str):
             if spec not in self._factories:
                 raise ValueError(
-                    f"unknown {self.game} obs_encoder {spec!r}; registered: {', '.join(self.names())}"
+                    f"unknown {self.game} obs_encoder {spec!r}; "
+                    f"registered: {', '.join(self.names())}"
                 )
             return self._factories[spec](**kwargs)
         if hasattr(spec, "space") and callable(getattr(spec, "encode", None)):

@@ -254,7 +254,7 @@ class WhatTheShellEnv(ParallelEnv):
         return encode_planes(self.board, self.eggs, self.meta, rules.BLACK)
 
     def position(self) -> dict[str, Any]:
-        """The current position as cell names (the format ``reset(options={"position": ...})`` takes)."""
+        """The current position as cell names, as ``reset(options={"position": ...})`` takes it."""
         return arrays_to_position(self.board, self.eggs, self.meta)
 
     def explain(self, action: Any) -> str | None:

@@ -2,7 +2,7 @@
 
 State (see :func:`new_state`):
 
-* ``board``: ``int8[81]``, cell index ``9 * row + column``; ``EMPTY``, ``BLACK``, ``WHITE``, ``EGG``.
+* ``board``: ``int8[81]`` by cell index ``9 * row + column``: ``EMPTY``/``BLACK``/``WHITE``/``EGG``.
 * ``eggs``: ``int8[81]``, the egg queue, oldest first; entries past ``meta[N_EGGS]`` are -1.
 * ``meta``: ``int32[4]``: egg count, sudden-death flag, rounds played, outcome.
 
