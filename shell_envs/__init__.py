@@ -22,6 +22,11 @@ def _register() -> None:
             id="shell_envs/Scorpion-v0",
             entry_point="shell_envs.scorpion.env:ScorpionEnv",
         )
+    if "shell_envs/WhatTheShell-v0" not in registry:
+        register(
+            id="shell_envs/WhatTheShell-v0",
+            entry_point="shell_envs.what_the_shell.single_agent:WhatTheShellSingleEnv",
+        )
 
 
 _register()
