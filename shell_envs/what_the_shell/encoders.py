@@ -2,6 +2,9 @@
 
 An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta, player)``
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
+An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
+white_obs)``; the env then makes one native call per round for both observations (the
+built-in encoders do).
 Register your own with :func:`register_encoder`.
 """
 
@@ -59,6 +62,26 @@ def encode_flat(board, eggs, meta, player):
     return flat
 
 
+@jit
+def encode_planes_pair(board, eggs, meta):
+    """Planes for black and for white in one native call (white's swaps channels 0 and 1)."""
+    black = encode_planes(board, eggs, meta, rules.BLACK)
+    white = black.copy()
+    white[0] = black[1]
+    white[1] = black[0]
+    return black, white
+
+
+@jit
+def encode_flat_pair(board, eggs, meta):
+    """Flat observations for black and for white in one native call."""
+    black = encode_flat(board, eggs, meta, rules.BLACK)
+    white = black.copy()
+    white[: rules.CELLS] = black[rules.CELLS : 2 * rules.CELLS]
+    white[rules.CELLS : 2 * rules.CELLS] = black[: rules.CELLS]
+    return black, white
+
+
 class PlanesEncoder:
     """``float32[5, 9, 9]`` planes (channels first, for CNNs), all values in [0, 1].
 
@@ -70,24 +93,18 @@ class PlanesEncoder:
     4. sudden death: all ones while the game is in sudden death, else all zeros
     """
 
-    def __init__(self) -> None:
-        self.space = spaces.Box(0.0, 1.0, (N_PLANES, rules.SIZE, rules.SIZE), np.float32)
-
-    def encode(self, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> Any:
-        """The observation of ``player``."""
-        return encode_planes(board, eggs, meta, player)
+    space = spaces.Box(0.0, 1.0, (N_PLANES, rules.SIZE, rules.SIZE), np.float32)
+    encode = staticmethod(encode_planes)
+    encode_pair = staticmethod(encode_planes_pair)
 
 
 class FlatEncoder:
     """``float32[325]`` for MLPs: planes 0–3 of :class:`PlanesEncoder` flattened row-major
     (81 values each, cell index order), then one sudden-death flag."""
 
-    def __init__(self) -> None:
-        self.space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
-
-    def encode(self, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> Any:
-        """The observation of ``player``."""
-        return encode_flat(board, eggs, meta, player)
+    space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
+    encode = staticmethod(encode_flat)
+    encode_pair = staticmethod(encode_flat_pair)
 
 
 ENCODERS = EncoderRegistry("What the Shell")

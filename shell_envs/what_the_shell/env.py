@@ -73,6 +73,7 @@ class WhatTheShellEnv(ParallelEnv):
         self.max_rounds = int(max_rounds)
         self.illegal_action = illegal_action
         self.encoder = ENCODERS.create(obs_encoder)
+        self._encode_pair = getattr(self.encoder, "encode_pair", None)
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
@@ -180,44 +181,50 @@ class WhatTheShellEnv(ParallelEnv):
 
     def _after_round(self, outcome: int):
         """Build rewards, flags and infos after a played round."""
-        info = self._info
+        (collision, cap_b, cap_w, hatch_b, hatch_w, vanished, lost_b, lost_w, eggs_captured,
+         waves, win_b, win_w) = self._info.tolist()  # fmt: skip
+        _, sudden_death, rounds, _ = self.meta.tolist()
         terminated = outcome != rules.ONGOING
-        truncated = bool(not terminated and self.meta[rules.ROUNDS] >= self.max_rounds)
+        truncated = not terminated and rounds >= self.max_rounds
         rewards = RESULT[outcome] if terminated else {"black": 0, "white": 0}
-        common = {
-            "round": int(self.meta[rules.ROUNDS]),
-            "collision": bool(info[rules.I_COLLISION]),
-            "eggs_vanished": int(info[rules.I_VANISHED]),
-            "eggs_captured": int(info[rules.I_REMOVED_EGGS]),
-            "waves": int(info[rules.I_WAVES]),
-            "sudden_death": bool(self.meta[rules.SUDDEN_DEATH]),
+        collided = collision == 1
+        sudden = sudden_death == 1
+        infos = {
+            "black": {
+                "round": rounds,
+                "collision": collided,
+                "captures": cap_b,
+                "opponent_captures": cap_w,
+                "hatched": hatch_b,
+                "opponent_hatched": hatch_w,
+                "eggs_vanished": vanished,
+                "eggs_captured": eggs_captured,
+                "turtles_lost": lost_b,
+                "opponent_turtles_lost": lost_w,
+                "waves": waves,
+                "winning_turtles": win_b,
+                "opponent_winning_turtles": win_w,
+                "sudden_death": sudden,
+            },
+            "white": {
+                "round": rounds,
+                "collision": collided,
+                "captures": cap_w,
+                "opponent_captures": cap_b,
+                "hatched": hatch_w,
+                "opponent_hatched": hatch_b,
+                "eggs_vanished": vanished,
+                "eggs_captured": eggs_captured,
+                "turtles_lost": lost_w,
+                "opponent_turtles_lost": lost_b,
+                "waves": waves,
+                "winning_turtles": win_w,
+                "opponent_winning_turtles": win_b,
+                "sudden_death": sudden,
+            },
         }
-        b = (
-            int(info[rules.I_CAPTURES_B]),
-            int(info[rules.I_HATCHED_B]),
-            int(info[rules.I_REMOVED_B]),
-            int(info[rules.I_WIN_B]),
-        )
-        w = (
-            int(info[rules.I_CAPTURES_W]),
-            int(info[rules.I_HATCHED_W]),
-            int(info[rules.I_REMOVED_W]),
-            int(info[rules.I_WIN_W]),
-        )
-        infos = {}
-        for agent, own, opp in (("black", b, w), ("white", w, b)):
-            infos[agent] = {
-                **common,
-                "captures": own[0],
-                "opponent_captures": opp[0],
-                "hatched": own[1],
-                "opponent_hatched": opp[1],
-                "turtles_lost": own[2],
-                "opponent_turtles_lost": opp[2],
-                "winning_turtles": own[3],
-                "opponent_winning_turtles": opp[3],
-            }
-            if terminated:
+        if terminated:
+            for agent in AGENTS:
                 infos[agent]["outcome"] = ("loss", "draw", "win")[rewards[agent] + 1]
         if terminated or truncated:
             self.agents = []
@@ -232,22 +239,20 @@ class WhatTheShellEnv(ParallelEnv):
 
     def _observations(self) -> dict[str, Any]:
         """Both players' observations with the shared mask of empty cells."""
-        mask = (self.board == rules.EMPTY).view(np.int8)
-        encode = self.encoder.encode
+        mask = np.logical_not(self.board).view(np.int8)
+        if self._encode_pair is not None:
+            black, white = self._encode_pair(self.board, self.eggs, self.meta)
+        else:
+            black = self.encoder.encode(self.board, self.eggs, self.meta, rules.BLACK)
+            white = self.encoder.encode(self.board, self.eggs, self.meta, rules.WHITE)
         return {
-            "black": {
-                "observation": encode(self.board, self.eggs, self.meta, rules.BLACK),
-                "action_mask": mask,
-            },
-            "white": {
-                "observation": encode(self.board, self.eggs, self.meta, rules.WHITE),
-                "action_mask": mask.copy(),
-            },
+            "black": {"observation": black, "action_mask": mask},
+            "white": {"observation": white, "action_mask": mask.copy()},
         }
 
     def action_mask(self) -> np.ndarray:
         """``int8[81]``: 1 on the empty cells, the legal actions of both players."""
-        return (self.board == rules.EMPTY).view(np.int8)
+        return np.logical_not(self.board).view(np.int8)
 
     def state(self) -> np.ndarray:
         """The whole board from a neutral view: black, white, eggs, egg order, sudden death."""
@@ -301,6 +306,8 @@ def _is_integer(action: Any) -> bool:
 
 def _is_index(action: Any) -> bool:
     """An integer cell index 0–80."""
+    if type(action) is int or type(action) is np.int64:
+        return 0 <= action < rules.CELLS
     return _is_integer(action) and 0 <= action < rules.CELLS
 
 
