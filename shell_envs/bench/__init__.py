@@ -1,1 +1,1 @@
-"""Benchmarks behind ``shell-envs bench`` and ``shell-envs speed`` (and the scripts in benchmarks/)."""
+"""Benchmarks behind ``shell-envs bench`` and ``shell-envs speed`` and benchmarks/ scripts."""
