@@ -1,7 +1,8 @@
 """What the Shell, version 0, in PettingZoo's module layout.
 
 ``parallel_env()`` is the native simultaneous-move form, ``env()`` the AEC form (players act
-in turn, the round resolves once both have acted) and ``raw_env`` the unwrapped class.
+in turn, the round resolves once both have acted), ``raw_env`` the unwrapped class and
+``vector_env(num_envs)`` the natively batched form.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 
 from shell_envs.what_the_shell.encoders import register_encoder
 from shell_envs.what_the_shell.env import WhatTheShellEnv
+from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
 
 raw_env = WhatTheShellEnv
 
@@ -27,4 +29,9 @@ def env(**kwargs: Any):
     return wrappers.OrderEnforcingWrapper(parallel_to_aec(WhatTheShellEnv(**kwargs)))
 
 
-__all__ = ["env", "parallel_env", "raw_env", "register_encoder"]
+def vector_env(num_envs: int, **kwargs: Any) -> WhatTheShellVectorEnv:
+    """``num_envs`` games stepped together by one compiled parallel loop (arrays ``(N, ...)``)."""
+    return WhatTheShellVectorEnv(num_envs, **kwargs)
+
+
+__all__ = ["env", "parallel_env", "raw_env", "register_encoder", "vector_env"]

@@ -4,7 +4,8 @@ An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta,
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
 An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
 white_obs)``; the env then makes one native call per round for both observations (the
-built-in encoders do).
+built-in encoders do), and ``encode_batch(board, eggs, meta)`` over arrays shaped ``(N, ...)``
+for the batched env.
 Register your own with :func:`register_encoder`.
 """
 
@@ -17,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from shell_envs.core.encoders import EncoderRegistry
-from shell_envs.core.jit import jit
+from shell_envs.core.jit import jit, jit_parallel, prange
 from shell_envs.what_the_shell import rules
 
 PLANE_NAMES = ("own_turtles", "opponent_turtles", "eggs", "egg_order", "sudden_death")
@@ -82,6 +83,35 @@ def encode_flat_pair(board, eggs, meta):
     return black, white
 
 
+@jit_parallel
+def encode_planes_batch(board, eggs, meta):
+    """Planes for black and for white of ``N`` games: two ``float32[N, 5, 9, 9]`` arrays."""
+    n = board.shape[0]
+    black = np.empty((n, N_PLANES, rules.CELLS), dtype=np.float32)
+    white = np.empty((n, N_PLANES, rules.CELLS), dtype=np.float32)
+    for i in prange(n):
+        _fill(board[i], eggs[i], meta[i], rules.BLACK, black[i])
+        _fill(board[i], eggs[i], meta[i], rules.WHITE, white[i])
+    shape = (n, N_PLANES, rules.SIZE, rules.SIZE)
+    return black.reshape(shape), white.reshape(shape)
+
+
+@jit_parallel
+def encode_flat_batch(board, eggs, meta):
+    """Flat observations for black and for white of ``N`` games: two ``float32[N, 325]``."""
+    n = board.shape[0]
+    black = np.empty((n, FLAT_SIZE), dtype=np.float32)
+    white = np.empty((n, FLAT_SIZE), dtype=np.float32)
+    for i in prange(n):
+        planes = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
+        for player, out in ((rules.BLACK, black[i]), (rules.WHITE, white[i])):
+            _fill(board[i], eggs[i], meta[i], player, planes)
+            for k in range(4):
+                out[k * rules.CELLS : (k + 1) * rules.CELLS] = planes[k]
+            out[4 * rules.CELLS] = planes[4, 0]
+    return black, white
+
+
 class PlanesEncoder:
     """``float32[5, 9, 9]`` planes (channels first, for CNNs), all values in [0, 1].
 
@@ -96,6 +126,7 @@ class PlanesEncoder:
     space = spaces.Box(0.0, 1.0, (N_PLANES, rules.SIZE, rules.SIZE), np.float32)
     encode = staticmethod(encode_planes)
     encode_pair = staticmethod(encode_planes_pair)
+    encode_batch = staticmethod(encode_planes_batch)
 
 
 class FlatEncoder:
@@ -105,6 +136,7 @@ class FlatEncoder:
     space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
     encode = staticmethod(encode_flat)
     encode_pair = staticmethod(encode_flat_pair)
+    encode_batch = staticmethod(encode_flat_batch)
 
 
 ENCODERS = EncoderRegistry("What the Shell")

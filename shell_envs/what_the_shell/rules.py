@@ -79,6 +79,8 @@ def _lines() -> tuple[np.ndarray, np.ndarray]:
 
 
 LINE_CELLS, LINE_START = _lines()
+# the four line directions (right, down, down-right, down-left)
+LINE_DIRS = np.array([[0, 1], [1, 0], [1, 1], [1, -1]], dtype=np.int64)
 
 
 def new_state() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -290,10 +292,8 @@ def winning_counts(board):
 
 
 @jit
-def check_end(board, meta, info):
-    """End-of-round checks: the larger winning-turtle count wins, equal non-zero counts mean
-    sudden death, and a full board with no winner is a draw.  Returns the outcome."""
-    nb, nw = winning_counts(board)
+def _decide(board, meta, info, nb, nw):
+    """Apply the end-of-round verdict for winning counts ``nb`` and ``nw``."""
     info[I_WIN_B] = nb
     info[I_WIN_W] = nw
     if nb > nw:
@@ -313,20 +313,69 @@ def check_end(board, meta, info):
 
 
 @jit
+def check_end(board, meta, info):
+    """End-of-round checks: the larger winning-turtle count wins, equal non-zero counts mean
+    sudden death, and a full board with no winner is a draw.  Returns the outcome."""
+    nb, nw = winning_counts(board)
+    return _decide(board, meta, info, nb, nw)
+
+
+@jit
+def _longest_line_through(board, cell):
+    """The longest run of ``board[cell]``'s colour through ``cell`` in any of the 4 lines."""
+    player = board[cell]
+    r0, c0 = cell // SIZE, cell % SIZE
+    best = 0
+    for d in range(4):
+        dr = LINE_DIRS[d, 0]
+        dc = LINE_DIRS[d, 1]
+        length = 1
+        for sign in (-1, 1):
+            r, c = r0 + sign * dr, c0 + sign * dc
+            while 0 <= r < SIZE and 0 <= c < SIZE and board[r * SIZE + c] == player:
+                length += 1
+                r += sign * dr
+                c += sign * dc
+        if length > best:
+            best = length
+    return best
+
+
+@jit
+def _new_line_possible(board, new_cells, n_new):
+    """Whether a turtle that arrived this round (still on the board) lies on a line of five."""
+    for i in range(n_new):
+        cell = new_cells[i]
+        if (board[cell] == BLACK or board[cell] == WHITE) and _longest_line_through(
+            board, cell
+        ) >= WIN_LENGTH:
+            return True
+    return False
+
+
+@jit
 def step(board, eggs, meta, black_cell, white_cell, info):
     """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
 
     ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
+    Outside sudden death no line of five stood before the round and removals cannot make one,
+    so a line can only run through a turtle that arrived this round: when none does, the
+    full count of :func:`check_end` is known to be zero and is skipped.
     """
     info[:] = 0
+    work = np.empty((3, CELLS + 2), dtype=np.int64)
+    new_cells = work[2]
+    n_new = 0
     if place(board, eggs, meta, black_cell, white_cell):
         info[I_COLLISION] = 1
     else:
-        anchors = np.empty((2, CELLS), dtype=np.int64)
-        anchors_b = anchors[0]
-        anchors_w = anchors[1]
+        anchors_b = work[0]
+        anchors_w = work[1]
         anchors_b[0] = black_cell
         anchors_w[0] = white_cell
+        new_cells[0] = black_cell
+        new_cells[1] = white_cell
+        n_new = 2
         n_b, n_w = 1, 1
         while True:
             cb, cw = capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info)
@@ -336,9 +385,17 @@ def step(board, eggs, meta, black_cell, white_cell, info):
             if cb + cw == 0:
                 break
             n_b, n_w = hatch(board, eggs, meta, cb, cw, anchors_b, anchors_w, info)
+            for i in range(n_b):
+                new_cells[n_new] = anchors_b[i]
+                n_new += 1
+            for i in range(n_w):
+                new_cells[n_new] = anchors_w[i]
+                n_new += 1
             if n_b + n_w == 0:
                 break
     meta[ROUNDS] += 1
+    if meta[SUDDEN_DEATH] == 0 and not _new_line_possible(board, new_cells, n_new):
+        return _decide(board, meta, info, 0, 0)
     return check_end(board, meta, info)
 
 

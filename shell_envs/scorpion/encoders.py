@@ -1,0 +1,189 @@
+"""Observation encoders for Scorpion: what an agent sees of a position.
+
+An encoder has a ``space`` (a ``gymnasium.spaces.Space``) and ``encode(state)`` taking a
+:class:`~shell_envs.scorpion.state.ScorpionState` and returning an element of that space.
+It may also offer ``step(state, action, allow_undo, mask)`` that plays the action and encodes
+in one compiled call (as the built-in ones do); the env then uses it on its hot path.
+Face-down cards and reserve cards are never revealed by the built-in encoders.  Add your own
+with :func:`register_encoder` and pick it with ``gym.make(..., obs_encoder="name")``; the env
+calls the factory with no arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from shell_envs.core.encoders import EncoderRegistry
+from shell_envs.core.jit import jit
+from shell_envs.scorpion import rules
+from shell_envs.scorpion.state import ScorpionState
+
+ENCODERS = EncoderRegistry("Scorpion")
+
+EMPTY = 0
+FACE_DOWN = 53
+LOC_HIDDEN = 7
+LOC_REMOVED = 8
+
+
+@jit
+def encode_tableau(tab, lens, fd, reserve, meta, out):
+    """Fill ``out`` (366) with the tableau view described by :class:`TableauEncoder`."""
+    out[:] = EMPTY
+    for c in range(rules.N_COLUMNS):
+        base = c * rules.MAX_DEPTH
+        down = int(fd[c])
+        for d in range(int(lens[c])):
+            out[base + d] = FACE_DOWN if d < down else tab[c, d] + 1
+    out[364] = 0 if meta[rules.M_RESERVE_DEALT] else 3
+    out[365] = meta[rules.M_REMOVED]
+
+
+@jit
+def encode_cards(tab, lens, fd, reserve, meta, out):
+    """Fill ``out`` (217) with the per-card view described by :class:`CardsEncoder`."""
+    for card in range(rules.N_CARDS):
+        out[card * 4] = LOC_HIDDEN
+        out[card * 4 + 1] = 0
+        out[card * 4 + 2] = 0
+        out[card * 4 + 3] = 0
+    for s in range(int(meta[rules.M_REMOVED])):
+        suit = int(meta[rules.M_SLOTS + s])
+        for r in range(13):
+            out[(suit * 13 + r) * 4] = LOC_REMOVED
+    for c in range(rules.N_COLUMNS):
+        n = int(lens[c])
+        for d in range(int(fd[c]), n):
+            i = int(tab[c, d]) * 4
+            out[i] = c
+            out[i + 1] = d
+            out[i + 2] = n - 1 - d
+            out[i + 3] = 1
+        out[208 + c] = fd[c]
+    out[215] = 0 if meta[rules.M_RESERVE_DEALT] else 3
+    out[216] = meta[rules.M_REMOVED]
+
+
+@jit
+def step_tableau(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out):
+    """:func:`rules.step` and :func:`encode_tableau` in one compiled call (the env's hot path)."""
+    result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
+    encode_tableau(tab, lens, fd, reserve, meta, out)
+    return result
+
+
+@jit
+def step_cards(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out):
+    """:func:`rules.step` and :func:`encode_cards` in one compiled call (the env's hot path)."""
+    result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
+    encode_cards(tab, lens, fd, reserve, meta, out)
+    return result
+
+
+class TableauEncoder:
+    """The table as a person sees it: ``Box(0, 53, (366,), int8)``.
+
+    Features, in order:
+
+    - ``[c * 52 + d]`` for column ``c`` (0–6) and depth ``d`` (0 = bottom, up to 51):
+      ``0`` empty, ``1``–``52`` the face-up card with index ``value - 1``
+      (index = suit * 13 + rank - 1, suits S, H, D, C), ``53`` a face-down card.
+    - ``[364]`` cards still in the reserve (3 or 0); their identity is hidden.
+    - ``[365]`` sequences removed to the slots (0–4).
+    """
+
+    def __init__(self) -> None:
+        high = np.full(366, FACE_DOWN, np.int8)
+        high[364] = 3
+        high[365] = 4
+        self.space = spaces.Box(0, high, (366,), np.int8)
+
+    def encode(self, state: ScorpionState) -> np.ndarray:
+        """The tableau vector of ``state``."""
+        out = np.empty(366, np.int8)
+        encode_tableau(state.tab, state.lens, state.fd, state.reserve, state.meta, out)
+        return out
+
+    def step(
+        self, state: ScorpionState, action: int, allow_undo: bool, mask: np.ndarray
+    ) -> tuple[int, int, int, np.ndarray]:
+        """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
+        out = np.empty(366, np.int8)
+        code, points, n_legal = step_tableau(
+            state.tab,
+            state.lens,
+            state.fd,
+            state.reserve,
+            state.meta,
+            state.hist,
+            action,
+            allow_undo,
+            mask,
+            out,
+        )
+        return code, points, n_legal, out
+
+
+class CardsEncoder:
+    """Where every card is: ``Box(0, high, (217,), int8)``.
+
+    Features, in order:
+
+    - ``[i * 4 + 0..3]`` for card index ``i`` (suit * 13 + rank - 1, suits S, H, D, C):
+      ``location`` (0–6 the column of a face-up card, 7 hidden: face down or in the reserve,
+      8 removed with its sequence), ``depth`` (0 = bottom of its column; 0 when not face up),
+      ``above`` (cards on top of it, i.e. the block it carries minus one; 0 when not face up)
+      and ``face_up`` (1 or 0).
+    - ``[208 + c]`` face-down cards in column ``c`` (0–3).
+    - ``[215]`` cards still in the reserve (3 or 0).
+    - ``[216]`` sequences removed to the slots (0–4).
+    """
+
+    def __init__(self) -> None:
+        high = np.zeros(217, np.int8)
+        high[0:208:4] = LOC_REMOVED
+        high[1:208:4] = 51
+        high[2:208:4] = 51
+        high[3:208:4] = 1
+        high[208:215] = 3
+        high[215] = 3
+        high[216] = 4
+        self.space = spaces.Box(0, high, (217,), np.int8)
+
+    def encode(self, state: ScorpionState) -> np.ndarray:
+        """The per-card vector of ``state``."""
+        out = np.empty(217, np.int8)
+        encode_cards(state.tab, state.lens, state.fd, state.reserve, state.meta, out)
+        return out
+
+    def step(
+        self, state: ScorpionState, action: int, allow_undo: bool, mask: np.ndarray
+    ) -> tuple[int, int, int, np.ndarray]:
+        """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
+        out = np.empty(217, np.int8)
+        code, points, n_legal = step_cards(
+            state.tab,
+            state.lens,
+            state.fd,
+            state.reserve,
+            state.meta,
+            state.hist,
+            action,
+            allow_undo,
+            mask,
+            out,
+        )
+        return code, points, n_legal, out
+
+
+def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool = False) -> None:
+    """Make ``obs_encoder=name`` available; ``factory()`` returns a ``space``/``encode`` object."""
+    ENCODERS.register(name, factory, overwrite=overwrite)
+
+
+register_encoder("tableau", TableauEncoder)
+register_encoder("cards", CardsEncoder)

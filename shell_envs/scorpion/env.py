@@ -1,0 +1,278 @@
+"""``shell_envs/Scorpion-v0``: a thin Gymnasium adapter over the compiled Scorpion rules."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from shell_envs.core.errors import IllegalMove
+from shell_envs.scorpion import rules as engine
+from shell_envs.scorpion.encoders import ENCODERS
+from shell_envs.scorpion.messages import LANGS, message
+from shell_envs.scorpion.render import render_ansi, render_rgb
+from shell_envs.scorpion.state import ScorpionState
+
+DEFAULT_MAX_MOVES = 1000
+RULES = ("classic", "relaxed")
+ILLEGAL_ACTIONS = ("reject", "raise")
+REWARDS = ("score", "win")
+_OPTIONS = ("deal", "position")
+
+
+def _choice(name: str, value: object, accepted: tuple[str, ...]) -> str:
+    """Validate a keyword that takes one of a few strings."""
+    if not isinstance(value, str) or value not in accepted:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, accepted))}; got {value!r}")
+    return value
+
+
+def _flag(name: str, value: object) -> bool:
+    """Validate a boolean keyword."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+    return bool(value)
+
+
+class ScorpionEnv(gym.Env):
+    """Scorpion solitaire with the exact rules and scoring of the original app.
+
+    Actions: ``card_index * 7 + column`` (card index = suit * 13 + rank - 1, suits S, H, D, C;
+    column 0–6) moves that card and everything above it; 364 deals the reserve; with
+    ``allow_undo=True``, 365 undoes the last move.  Use :meth:`action_masks` (or
+    ``info["action_mask"]``) to see which actions are legal.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        rules: str = "classic",
+        obs_encoder: Any = "tableau",
+        illegal_action: str = "reject",
+        allow_undo: bool = False,
+        lang: str = "en",
+        max_moves: int | None = DEFAULT_MAX_MOVES,
+        reward: str = "score",
+        mask_in_obs: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        self.rules = _choice("rules", rules, RULES)
+        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.allow_undo = _flag("allow_undo", allow_undo)
+        self.lang = _choice("lang", lang, LANGS)
+        self.reward_mode = _choice("reward", reward, REWARDS)
+        self.mask_in_obs = _flag("mask_in_obs", mask_in_obs)
+        if max_moves is not None and (
+            isinstance(max_moves, bool)
+            or not isinstance(max_moves, (int, np.integer))
+            or max_moves < 1
+        ):
+            raise ValueError(f"max_moves must be a positive integer or None; got {max_moves!r}")
+        self.max_moves = None if max_moves is None else int(max_moves)
+        if render_mode is not None:
+            _choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+        self.render_mode = render_mode
+        self.encoder = ENCODERS.create(obs_encoder)
+        self._fused_step = getattr(self.encoder, "step", None)
+        self._relaxed = self.rules == "relaxed"
+        self._raise = self.illegal_action == "raise"
+        self._win_reward = self.reward_mode == "win"
+        self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
+        self.action_space = spaces.Discrete(self.n_actions)
+        if self.mask_in_obs:
+            self.observation_space = spaces.Dict(
+                {
+                    "observation": self.encoder.space,
+                    "action_mask": spaces.MultiBinary(self.n_actions),
+                }
+            )
+        else:
+            self.observation_space = self.encoder.space
+        self._state = ScorpionState.from_number(0, self._relaxed)
+        self._mask = np.zeros(self.n_actions, np.bool_)
+        self._n_legal = 0
+        self._steps = 0
+        self._deal: int | None = None
+        self._window: Any = None
+        self._refresh_mask()
+
+    # --- Gymnasium API -------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Start a game: deal number ``seed``, or ``options["deal"]`` / ``options["position"]``."""
+        super().reset(seed=seed)
+        options = {} if options is None else options
+        if not isinstance(options, Mapping):
+            raise ValueError(f"options must be a dict; got {type(options).__name__}")
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; accepted: {', '.join(_OPTIONS)}")
+        if "deal" in options and "position" in options:
+            raise ValueError("pass either options['deal'] or options['position'], not both")
+        self._deal = None
+        if "position" in options:
+            state = ScorpionState.from_position(options["position"], self._relaxed)
+        elif "deal" in options and not isinstance(options["deal"], (int, np.integer)):
+            state = ScorpionState.from_deal(options["deal"], self._relaxed)
+        else:
+            number = options.get("deal", seed)
+            if number is None:
+                number = int(self.np_random.integers(0, 2**62))
+            state = ScorpionState.from_number(number, self._relaxed)
+            self._deal = int(number)
+        self._state = state
+        self._steps = 0
+        self._refresh_mask()
+        info = self._info(engine.OK, None)
+        info["deal"] = self._deal
+        return self._observe(), info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Play one action; an illegal one leaves the game unchanged (or raises, if asked)."""
+        a = action if type(action) is int else _as_index(action)
+        s = self._state
+        obs = None
+        if not 0 <= a < self.n_actions:
+            code, points = engine.E_OUT_OF_RANGE, 0
+        elif self._fused_step is not None:
+            code, points, self._n_legal, obs = self._fused_step(s, a, self.allow_undo, self._mask)
+        else:
+            code, points, self._n_legal = engine.step(
+                s.tab, s.lens, s.fd, s.reserve, s.meta, s.hist, a, self.allow_undo, self._mask
+            )
+        text = None
+        if code:
+            text = self._message(code, action, a)
+            if self._raise:
+                raise IllegalMove(text)
+        self._steps += 1
+        info = self._info(code, text)
+        won = info["won"]
+        if self._win_reward:
+            reward = 1.0 if won and not code and a != engine.UNDO_ACTION else 0.0
+        else:
+            reward = float(points)
+        terminated = bool(won or self._n_legal == 0)
+        truncated = not terminated and self.max_moves is not None and self._steps >= self.max_moves
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(obs), reward, terminated, truncated, info
+
+    def render(self) -> Any:
+        """``ansi``: the text layout; ``rgb_array``: an image; ``human``: show it in a window."""
+        if self.render_mode == "ansi":
+            return render_ansi(self._state)
+        if self.render_mode == "rgb_array":
+            return render_rgb(self._state)
+        if self.render_mode == "human":
+            if self._window is None:
+                from shell_envs.core.render import HumanWindow
+
+                self._window = HumanWindow("Scorpion", self.metadata["render_fps"])
+            self._window.show(render_rgb(self._state))
+        return None
+
+    def close(self) -> None:
+        """Close the human window if one is open."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    # --- masks, explanations, positions ---------------------------------------------------
+
+    def action_masks(self) -> np.ndarray:
+        """Bool array over the action space: True where the engine accepts the action."""
+        return self._mask.copy()
+
+    def explain(self, action: Any) -> str | None:
+        """None when ``action`` is legal now, else the message a rejection would give."""
+        a = _as_index(action)
+        if not 0 <= a < self.n_actions:
+            return self._message(engine.E_OUT_OF_RANGE, action, a)
+        code = engine.check_action(*self._state.arrays, a, self.allow_undo)
+        return self._message(code, action, a) if code else None
+
+    def position(self) -> dict[str, Any]:
+        """The full position: columns (bottom → top), face_down, reserve, removed, score, moves."""
+        return self._state.position()
+
+    def get_state(self) -> ScorpionState:
+        """A copy of the game state (the arrays the compiled rules work on), e.g. for search."""
+        return self._state.copy()
+
+    def set_state(self, state: ScorpionState) -> None:
+        """Continue from a copy of ``state`` (whose rule flag must match this env's ``rules``)."""
+        if not isinstance(state, ScorpionState):
+            raise ValueError(f"set_state needs a ScorpionState; got {type(state).__name__}")
+        if state.relaxed != self._relaxed:
+            raise ValueError(f"the state's rules do not match this env's rules={self.rules!r}")
+        self._state = state.copy()
+        self._refresh_mask()
+
+    @property
+    def deal_number(self) -> int | None:
+        """The deal number of the current game, or None for an explicit deal or position."""
+        return self._deal
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _refresh_mask(self) -> None:
+        """Recompute the legal-action mask after the state was replaced."""
+        self._n_legal = engine.legal_mask(*self._state.arrays, self.allow_undo, self._mask)
+
+    def _observe(self, obs: np.ndarray | None = None) -> Any:
+        """The observation (``obs`` if already encoded), with the mask when ``mask_in_obs``."""
+        if obs is None:
+            obs = self.encoder.encode(self._state)
+        if self.mask_in_obs:
+            return {"observation": obs, "action_mask": self._mask.astype(np.int8)}
+        return obs
+
+    def _info(self, code: int, text: str | None) -> dict[str, Any]:
+        """The step's info dict."""
+        removed, score, moves = self._state.meta[:3].tolist()
+        return {
+            "action_mask": self._mask.copy(),
+            "score": score,
+            "removed": removed,
+            "moves": moves,
+            "won": removed == 4,
+            "illegal": code != engine.OK,
+            "message": text,
+        }
+
+    def _message(self, code: int, action: Any, a: int) -> str:
+        """The message for check ``code`` of action index ``a``, with its card and column."""
+        if code in (engine.E_OUT_OF_RANGE, engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= 364:
+            return message(code, self.lang, action=action, last=self.n_actions - 1)
+        card, dest = divmod(a, 7)
+        s = self._state
+        n = int(s.lens[dest])
+        top = int(s.tab[dest, n - 1]) if n else None
+        return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_window"] = None
+        return state
+
+
+def _as_index(action: Any) -> int:
+    """The integer value of an action, or -1 when it is not an integer."""
+    try:
+        return operator.index(action)
+    except TypeError:
+        if (
+            isinstance(action, np.ndarray)
+            and action.shape in ((), (1,))
+            and action.dtype.kind in "iu"
+        ):
+            return int(action.reshape(())[()])
+        return -1

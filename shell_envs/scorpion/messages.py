@@ -1,0 +1,71 @@
+"""Why an action is rejected, in English and Hungarian, keyed by the rule engine's check codes.
+
+The two messages of the original app are reproduced exactly: „Üres oszlopra csak király
+kerülhet” and „Szabály: a lapoknak azonos színűnek kell lenniük”.
+"""
+
+from __future__ import annotations
+
+from shell_envs.scorpion import rules
+from shell_envs.scorpion.cards import card_name
+
+LANGS = ("en", "hu")
+
+MESSAGES: dict[str, dict[int, str]] = {
+    "en": {
+        rules.E_OUT_OF_RANGE: "Action {action} is out of range: actions are 0–{last}",
+        rules.E_GAME_OVER: "The game is over: all four sequences have been removed",
+        rules.E_CARD_HIDDEN: "{card} is not face up: it is face down or in the reserve",
+        rules.E_CARD_REMOVED: "{card} has already been removed with its sequence",
+        rules.E_SAME_COLUMN: "{card} is already in column {column}",
+        rules.E_ON_ACE: "Nothing can be placed on an ace",
+        rules.E_EMPTY_NEEDS_KING: "Only a king can be placed on an empty column",
+        rules.E_WRONG_RANK: (
+            "{card} is not one rank lower than {top}, the top card of column {column}"
+        ),
+        rules.E_SAME_SUIT: "Rule: the cards must be of the same suit",
+        rules.E_RESERVE_DEALT: "The reserve has already been dealt: it can be dealt only once",
+        rules.E_NOTHING_TO_UNDO: "There is no move to undo",
+        rules.E_UNDO_LIMIT: "Nothing more to undo: only the last 100 moves can be undone",
+    },
+    "hu": {
+        rules.E_OUT_OF_RANGE: "Érvénytelen lépés ({action}): a lépések 0 és {last} közöttiek",
+        rules.E_GAME_OVER: "A játszma véget ért: mind a 4 sor kikerült a játékból",
+        rules.E_CARD_HIDDEN: "{card} nem látható lap: le van fordítva vagy a tartalékban van",
+        rules.E_CARD_REMOVED: "{card} már kikerült a játékból egy teljes sorral",
+        rules.E_SAME_COLUMN: "{card} már a {column}. oszlopban van",
+        rules.E_ON_ACE: "Ászra semmi sem helyezhető",
+        rules.E_EMPTY_NEEDS_KING: "Üres oszlopra csak király kerülhet",
+        rules.E_WRONG_RANK: (
+            "{card} nem pontosan eggyel kisebb értékű, "
+            "mint a {column}. oszlop legfelső lapja ({top})"
+        ),
+        rules.E_SAME_SUIT: "Szabály: a lapoknak azonos színűnek kell lenniük",
+        rules.E_RESERVE_DEALT: "A tartalék csak egyszer osztható ki, és már kiosztottuk",
+        rules.E_NOTHING_TO_UNDO: "Nincs visszavonható lépés",
+        rules.E_UNDO_LIMIT: (
+            "Nincs több visszavonható lépés: csak az utolsó 100 lépés vonható vissza"
+        ),
+    },
+}
+
+
+def message(
+    code: int,
+    lang: str = "en",
+    *,
+    action: object = None,
+    last: int = rules.N_ACTIONS - 1,
+    card: int | None = None,
+    column: int | None = None,
+    top: int | None = None,
+) -> str:
+    """The one-line reason for check ``code``; ``card``/``top`` are indices, ``column`` is 1–7."""
+    text = MESSAGES[lang][code].format(
+        action=action,
+        last=last,
+        card=card_name(card, lang) if card is not None else "",
+        top=card_name(top, lang) if top is not None else "",
+        column=column,
+    )
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,480 @@
+"""Scorpion rules as pure compiled functions over a few small state arrays.
+
+A game is six numpy arrays (see :class:`shell_envs.scorpion.state.ScorpionState`), passed to
+every rule function and mutated in place, so the single environment, a batched environment
+(``prange`` over games with arrays shaped ``(N, ...)``), search agents and solvers all run
+the same machine code:
+
+- ``tab``     int8  (7, 52): card indices per column, bottom → top, ``-1`` beyond the top.
+- ``lens``    int8  (7,):    cards in each column.
+- ``fd``      int8  (7,):    face-down cards at the bottom of each column.
+- ``reserve`` int8  (3,):    the reserve cards for columns 1, 2, 3, ``-1`` once dealt.
+- ``meta``    int32 (16,):   counters and flags, indexed by the ``M_*`` constants.
+- ``hist``    int32 (100, 12): ring buffer of the last 100 moves, ``H_*`` fields, so that
+  :func:`undo` restores cards, flips, removals and points exactly.
+
+Invariants: face-down cards are always at the bottom of a column and the top card of a
+non-empty column is face up.  Card index = suit * 13 + rank - 1, suits S, H, D, C.
+Actions: ``card * 7 + column`` (0–363), :data:`RESERVE_ACTION` (364), :data:`UNDO_ACTION` (365).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shell_envs.core.jit import jit
+
+N_COLUMNS = 7
+N_CARDS = 52
+MAX_DEPTH = 52
+SEQUENCE = 13
+HISTORY = 100
+RESERVE_ACTION = 364
+UNDO_ACTION = 365
+N_ACTIONS = 365
+N_ACTIONS_UNDO = 366
+
+POINTS_SAME_SUIT = 5
+POINTS_FLIP = 5
+POINTS_SEQUENCE = 100
+
+# meta fields
+M_REMOVED = 0
+M_SCORE = 1
+M_MOVES = 2
+M_RESERVE_DEALT = 3
+M_RELAXED = 4
+M_HIST_COUNT = 5
+M_HIST_HEAD = 6
+M_SLOTS = 7  # 4 slots: suit of each removed sequence in removal order, -1 when empty
+META_SIZE = 16
+
+# history record fields
+H_KIND = 0  # KIND_MOVE or KIND_RESERVE
+H_SRC = 1
+H_START = 2  # depth of the block's first card in the source column
+H_COUNT = 3  # cards in the block
+H_DEST = 4
+H_SRC_FLIP = 5  # 1 when the source column's new top card turned face up
+H_POINTS = 6
+H_N_REMOVALS = 7
+H_REMOVALS = 8  # up to 4 entries: column * 16 + suit * 2 + flipped
+HIST_WIDTH = 12
+KIND_MOVE = 1
+KIND_RESERVE = 2
+
+# check codes (messages live in shell_envs.scorpion.messages)
+OK = 0
+E_OUT_OF_RANGE = 1
+E_GAME_OVER = 2
+E_CARD_HIDDEN = 3
+E_CARD_REMOVED = 4
+E_SAME_COLUMN = 5
+E_ON_ACE = 6
+E_EMPTY_NEEDS_KING = 7
+E_WRONG_RANK = 8
+E_SAME_SUIT = 9
+E_RESERVE_DEALT = 10
+E_NOTHING_TO_UNDO = 11
+E_UNDO_LIMIT = 12
+
+_MASK32 = 0xFFFFFFFF
+
+
+def new_arrays() -> tuple[np.ndarray, ...]:
+    """Fresh, empty state arrays ``(tab, lens, fd, reserve, meta, hist)``."""
+    return (
+        np.full((N_COLUMNS, MAX_DEPTH), -1, np.int8),
+        np.zeros(N_COLUMNS, np.int8),
+        np.zeros(N_COLUMNS, np.int8),
+        np.full(3, -1, np.int8),
+        np.zeros(META_SIZE, np.int32),
+        np.zeros((HISTORY, HIST_WIDTH), np.int32),
+    )
+
+
+@jit
+def _mix32(x):
+    """A 32-bit integer hash (lowbias32); exact in compiled and plain Python alike."""
+    x &= _MASK32
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & _MASK32
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & _MASK32
+    x ^= x >> 16
+    return x
+
+
+@jit
+def rng_next(rng):
+    """Advance the xorshift32 generator stored in ``rng[0]`` and return 32 random bits."""
+    x = int(rng[0]) & _MASK32
+    x ^= (x << 13) & _MASK32
+    x ^= x >> 17
+    x ^= (x << 5) & _MASK32
+    rng[0] = x
+    return x
+
+
+@jit
+def rng_seed(rng, seed):
+    """Seed a generator from any non-negative 64-bit number (never the all-zero state)."""
+    lo = int(seed) & _MASK32
+    hi = (int(seed) >> 32) & _MASK32
+    x = _mix32(_mix32(lo ^ 0x9E3779B9) ^ hi)
+    rng[0] = x if x != 0 else 0x6D2B79F5
+
+
+@jit
+def rng_below(rng, n):
+    """A random integer in ``[0, n)`` for small ``n``."""
+    return (rng_next(rng) * n) >> 32
+
+
+@jit
+def shuffled_deck(number, out):
+    """Fill ``out`` (52) with the deal order of deal ``number``: the same deal everywhere."""
+    rng = np.zeros(1, np.int64)
+    rng_seed(rng, number)
+    for i in range(N_CARDS):
+        out[i] = i
+    for i in range(N_CARDS - 1, 0, -1):
+        j = rng_below(rng, i + 1)
+        t = out[i]
+        out[i] = out[j]
+        out[j] = t
+
+
+@jit
+def deal(tab, lens, fd, reserve, meta, hist, cards, relaxed):
+    """Lay out 52 cards in deal order: 7 columns of 7 (3 face down in columns 1–4), reserve of 3."""
+    tab[:, :] = -1
+    meta[:] = 0
+    hist[:, :] = 0
+    for s in range(4):
+        meta[M_SLOTS + s] = -1
+    meta[M_RELAXED] = 1 if relaxed else 0
+    for c in range(N_COLUMNS):
+        for d in range(7):
+            tab[c, d] = cards[c * 7 + d]
+        lens[c] = 7
+        fd[c] = 3 if c < 4 else 0
+    for i in range(3):
+        reserve[i] = cards[49 + i]
+
+
+@jit
+def find_card(tab, lens, card):
+    """``(column, depth)`` of a card on the table, or ``(-1, -1)``."""
+    for c in range(N_COLUMNS):
+        for d in range(int(lens[c])):
+            if tab[c, d] == card:
+                return c, d
+    return -1, -1
+
+
+@jit
+def check_move(tab, lens, fd, reserve, meta, card, dest):
+    """Error code of moving ``card`` (with every card above it) onto column ``dest``; 0 = legal."""
+    if card < 0 or card >= N_CARDS or dest < 0 or dest >= N_COLUMNS:
+        return E_OUT_OF_RANGE
+    if meta[M_REMOVED] == 4:
+        return E_GAME_OVER
+    c, d = find_card(tab, lens, card)
+    if c < 0:
+        for i in range(3):
+            if reserve[i] == card:
+                return E_CARD_HIDDEN
+        return E_CARD_REMOVED
+    if d < fd[c]:
+        return E_CARD_HIDDEN
+    if c == dest:
+        return E_SAME_COLUMN
+    n = int(lens[dest])
+    rank = card % 13
+    if n == 0:
+        return OK if rank == 12 else E_EMPTY_NEEDS_KING
+    top = int(tab[dest, n - 1])
+    if top % 13 == 0:
+        return E_ON_ACE
+    if rank != top % 13 - 1:
+        return E_WRONG_RANK
+    if meta[M_RELAXED] == 0 and card // 13 != top // 13:
+        return E_SAME_SUIT
+    return OK
+
+
+@jit
+def check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo):
+    """Error code of any action (card move, reserve deal, undo); 0 = legal."""
+    limit = N_ACTIONS_UNDO if allow_undo else N_ACTIONS
+    if action < 0 or action >= limit:
+        return E_OUT_OF_RANGE
+    if action == UNDO_ACTION:
+        if meta[M_HIST_COUNT] > 0:
+            return OK
+        return E_UNDO_LIMIT if meta[M_MOVES] > 0 else E_NOTHING_TO_UNDO
+    if meta[M_REMOVED] == 4:
+        return E_GAME_OVER
+    if action == RESERVE_ACTION:
+        return E_RESERVE_DEALT if meta[M_RESERVE_DEALT] != 0 else OK
+    return check_move(tab, lens, fd, reserve, meta, action // 7, action % 7)
+
+
+@jit
+def _push_history(meta, hist):
+    """Claim the next history record (overwriting the oldest beyond 100) and clear it."""
+    head = int(meta[M_HIST_HEAD])
+    meta[M_HIST_HEAD] = (head + 1) % HISTORY
+    if meta[M_HIST_COUNT] < HISTORY:
+        meta[M_HIST_COUNT] += 1
+    rec = hist[head]
+    rec[:] = 0
+    return rec
+
+
+@jit
+def flip(tab, lens, fd, col):
+    """Turn a face-down card left on top of ``col`` face up; returns the points (5 or 0)."""
+    n = int(lens[col])
+    if n > 0 and fd[col] == n:
+        fd[col] = n - 1
+        return POINTS_FLIP
+    return 0
+
+
+@jit
+def is_complete_sequence(tab, lens, fd, col):
+    """Whether the top 13 cards of ``col`` are one suit, king (lowest) to ace (top), face up."""
+    n = int(lens[col])
+    if n - int(fd[col]) < SEQUENCE:
+        return False
+    base = int(tab[col, n - 1])
+    if base % 13 != 0:
+        return False
+    for i in range(1, SEQUENCE):
+        if tab[col, n - 1 - i] != base + i:
+            return False
+    return True
+
+
+@jit
+def remove_sequence(tab, lens, fd, meta, col, rec):
+    """Remove complete sequences from the top of ``col`` (re-checking, flipping); returns points."""
+    points = 0
+    while is_complete_sequence(tab, lens, fd, col):
+        n = int(lens[col])
+        suit = int(tab[col, n - 1]) // 13
+        for i in range(n - SEQUENCE, n):
+            tab[col, i] = -1
+        lens[col] = n - SEQUENCE
+        slot = int(meta[M_REMOVED])
+        meta[M_SLOTS + slot] = suit
+        meta[M_REMOVED] = slot + 1
+        flipped = flip(tab, lens, fd, col)
+        points += POINTS_SEQUENCE + flipped
+        k = int(rec[H_N_REMOVALS])
+        rec[H_REMOVALS + k] = col * 16 + suit * 2 + (1 if flipped else 0)
+        rec[H_N_REMOVALS] = k + 1
+    return points
+
+
+@jit
+def move(tab, lens, fd, meta, hist, card, dest):
+    """Move ``card`` and every card above it onto ``dest`` (assumed legal); returns the points."""
+    src, start = find_card(tab, lens, card)
+    n_src = int(lens[src])
+    count = n_src - start
+    n = int(lens[dest])
+    points = 0
+    if n > 0 and int(tab[dest, n - 1]) // 13 == card // 13:
+        points += POINTS_SAME_SUIT
+    for i in range(count):
+        tab[dest, n + i] = tab[src, start + i]
+        tab[src, start + i] = -1
+    lens[dest] = n + count
+    lens[src] = start
+    rec = _push_history(meta, hist)
+    rec[H_KIND] = KIND_MOVE
+    rec[H_SRC] = src
+    rec[H_START] = start
+    rec[H_COUNT] = count
+    rec[H_DEST] = dest
+    flipped = flip(tab, lens, fd, src)
+    rec[H_SRC_FLIP] = 1 if flipped else 0
+    points += flipped
+    points += remove_sequence(tab, lens, fd, meta, dest, rec)
+    rec[H_POINTS] = points
+    meta[M_SCORE] += points
+    meta[M_MOVES] += 1
+    return points
+
+
+@jit
+def deal_reserve(tab, lens, fd, reserve, meta, hist):
+    """Deal the 3 reserve cards face up onto columns 1, 2, 3 (assumed legal); returns the points."""
+    rec = _push_history(meta, hist)
+    rec[H_KIND] = KIND_RESERVE
+    for c in range(3):
+        n = int(lens[c])
+        tab[c, n] = reserve[c]
+        lens[c] = n + 1
+        reserve[c] = -1
+    meta[M_RESERVE_DEALT] = 1
+    points = 0
+    for c in range(3):
+        points += remove_sequence(tab, lens, fd, meta, c, rec)
+    rec[H_POINTS] = points
+    meta[M_SCORE] += points
+    meta[M_MOVES] += 1
+    return points
+
+
+@jit
+def undo(tab, lens, fd, reserve, meta, hist):
+    """Take back the last remembered move exactly; returns the points it had earned (-1: none)."""
+    if meta[M_HIST_COUNT] == 0:
+        return -1
+    head = (int(meta[M_HIST_HEAD]) - 1) % HISTORY
+    meta[M_HIST_HEAD] = head
+    meta[M_HIST_COUNT] -= 1
+    rec = hist[head]
+    for k in range(int(rec[H_N_REMOVALS]) - 1, -1, -1):
+        code = int(rec[H_REMOVALS + k])
+        col = code // 16
+        suit = (code // 2) % 8
+        if code & 1:
+            fd[col] += 1
+        n = int(lens[col])
+        for i in range(SEQUENCE):
+            tab[col, n + i] = suit * 13 + 12 - i
+        lens[col] = n + SEQUENCE
+        slot = int(meta[M_REMOVED]) - 1
+        meta[M_SLOTS + slot] = -1
+        meta[M_REMOVED] = slot
+    if rec[H_KIND] == KIND_MOVE:
+        src = int(rec[H_SRC])
+        start = int(rec[H_START])
+        count = int(rec[H_COUNT])
+        dest = int(rec[H_DEST])
+        if rec[H_SRC_FLIP]:
+            fd[src] += 1
+        n = int(lens[dest]) - count
+        for i in range(count):
+            tab[src, start + i] = tab[dest, n + i]
+            tab[dest, n + i] = -1
+        lens[src] = start + count
+        lens[dest] = n
+    else:
+        for c in range(2, -1, -1):
+            n = int(lens[c]) - 1
+            reserve[c] = tab[c, n]
+            tab[c, n] = -1
+            lens[c] = n
+        meta[M_RESERVE_DEALT] = 0
+    points = int(rec[H_POINTS])
+    meta[M_SCORE] -= points
+    meta[M_MOVES] -= 1
+    return points
+
+
+@jit
+def apply_action(tab, lens, fd, reserve, meta, hist, action):
+    """Play a legal action; returns the score change (negative for an undo)."""
+    if action == UNDO_ACTION:
+        return -undo(tab, lens, fd, reserve, meta, hist)
+    if action == RESERVE_ACTION:
+        return deal_reserve(tab, lens, fd, reserve, meta, hist)
+    return move(tab, lens, fd, meta, hist, action // 7, action % 7)
+
+
+@jit
+def legal_moves(tab, lens, fd, reserve, meta, out):
+    """Write the legal card moves and reserve deal (not undo) into ``out``; returns how many."""
+    k = 0
+    if meta[M_REMOVED] == 4:
+        return 0
+    owner = np.full(N_CARDS, -1, np.int8)
+    n_empty = 0
+    empty = np.empty(N_COLUMNS, np.int64)
+    for c in range(N_COLUMNS):
+        n = int(lens[c])
+        if n > 0:
+            owner[tab[c, n - 1]] = c
+        else:
+            empty[n_empty] = c
+            n_empty += 1
+    relaxed = meta[M_RELAXED] != 0
+    for c in range(N_COLUMNS):
+        for d in range(int(fd[c]), int(lens[c])):
+            card = int(tab[c, d])
+            rank = card % 13
+            if rank == 12:
+                for e in range(n_empty):
+                    out[k] = card * 7 + empty[e]
+                    k += 1
+            elif relaxed:
+                for s in range(4):
+                    o = int(owner[s * 13 + rank + 1])
+                    if o >= 0 and o != c:
+                        out[k] = card * 7 + o
+                        k += 1
+            else:
+                o = int(owner[card + 1])
+                if o >= 0 and o != c:
+                    out[k] = card * 7 + o
+                    k += 1
+    if meta[M_RESERVE_DEALT] == 0:
+        out[k] = RESERVE_ACTION
+        k += 1
+    return k
+
+
+@jit
+def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
+    """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal moves."""
+    mask[:] = False
+    moves = np.empty(N_ACTIONS, np.int64)
+    k = legal_moves(tab, lens, fd, reserve, meta, moves)
+    for i in range(k):
+        mask[moves[i]] = True
+    if allow_undo:
+        mask[UNDO_ACTION] = meta[M_HIST_COUNT] > 0
+    return k
+
+
+@jit
+def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
+    """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``."""
+    code = check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo)
+    points = 0
+    if code == OK:
+        points = apply_action(tab, lens, fd, reserve, meta, hist, action)
+    k = legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
+    return code, points, k
+
+
+@jit
+def random_playout(tab, lens, fd, reserve, meta, hist, seed, total_moves, max_game_moves, relaxed):
+    """Play random legal moves over fresh deals until ``total_moves``; returns the games started.
+
+    Each game starts from the deal numbered by the generator and ends when won, stuck or
+    after ``max_game_moves`` moves.  Used by the speed benchmark and for smoke testing.
+    """
+    rng = np.zeros(1, np.int64)
+    rng_seed(rng, seed)
+    cards = np.empty(N_CARDS, np.int8)
+    moves = np.empty(N_ACTIONS, np.int64)
+    played = 0
+    games = 0
+    while played < total_moves:
+        shuffled_deck(rng_next(rng), cards)
+        deal(tab, lens, fd, reserve, meta, hist, cards, relaxed)
+        games += 1
+        for _ in range(max_game_moves):
+            k = legal_moves(tab, lens, fd, reserve, meta, moves)
+            if k == 0 or played >= total_moves:
+                break
+            apply_action(tab, lens, fd, reserve, meta, hist, moves[rng_below(rng, k)])
+            played += 1
+    return games

@@ -1,0 +1,1 @@
+"""Tests of the Scorpion rules engine and Gymnasium environment."""

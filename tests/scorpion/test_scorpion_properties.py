@@ -1,0 +1,105 @@
+"""Property tests over random play: masks, an independent reference model, undo, playouts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shell_envs.scorpion import ScorpionState, rules
+from tests.scorpion.helpers import Reference, make, run_position
+
+SETTINGS = settings(max_examples=25, deadline=None)
+seeds = st.integers(0, 2**32 - 1)
+rule_sets = st.sampled_from(["classic", "relaxed"])
+
+
+def accepted(env) -> np.ndarray:
+    """The actions the engine's check accepts, one by one."""
+    s = env.unwrapped.get_state()
+    n = env.action_space.n
+    return np.array([rules.check_action(*s.arrays, a, n == 366) == rules.OK for a in range(n)])
+
+
+@SETTINGS
+@given(seed=seeds, rule_set=rule_sets, undo=st.booleans())
+def test_mask_equals_the_actions_the_engine_accepts(seed, rule_set, undo):
+    env = make(rules=rule_set, allow_undo=undo)
+    rng = np.random.default_rng(seed)
+    _, info = env.reset(seed=seed)
+    for _ in range(40):
+        np.testing.assert_array_equal(info["action_mask"], accepted(env))
+        if rng.random() < 0.2:
+            a = int(rng.integers(env.action_space.n))
+        else:
+            legal = np.flatnonzero(info["action_mask"])
+            if len(legal) == 0:
+                break
+            a = int(rng.choice(legal))
+        expected_legal = bool(info["action_mask"][a])
+        _, _, terminated, _, info = env.step(a)
+        assert info["illegal"] == (not expected_legal)
+        if terminated:
+            break
+
+
+@SETTINGS
+@given(seed=seeds, rule_set=rule_sets, reserve=st.booleans())
+def test_engine_matches_an_independent_reference_model(seed, rule_set, reserve):
+    rng = np.random.default_rng(seed)
+    pos = run_position(rng, reserve)
+    env = make(rules=rule_set, allow_undo=True)
+    _, info = env.reset(options={"position": pos})
+    ref = Reference(pos, rule_set == "relaxed")
+    for _ in range(60):
+        legal = ref.legal()
+        mask = info["action_mask"]
+        assert set(np.flatnonzero(mask[:365]).tolist()) == legal
+        assert bool(mask[365]) == bool(ref.history)
+        choices = sorted(legal) + ([365] if ref.history and rng.random() < 0.25 else [])
+        if not choices:
+            break
+        a = int(rng.choice(choices))
+        points = ref.apply(a)
+        _, reward, _, _, info = env.step(a)
+        got = env.unwrapped.position()
+        assert reward == points
+        assert got["columns"] == ref.columns()
+        assert got["face_down"] == ref.fd
+        assert (got["score"], got["removed"]) == (ref.score, ref.removed)
+        assert info["won"] == (ref.removed == 4)
+
+
+@SETTINGS
+@given(seed=seeds, rule_set=rule_sets, n=st.integers(1, 100))
+def test_undoing_every_move_restores_the_start(seed, rule_set, n):
+    rng = np.random.default_rng(seed)
+    env = make(rules=rule_set, allow_undo=True)
+    _, info = env.reset(options={"position": run_position(rng, True)})
+    start = env.unwrapped.get_state()
+    played = 0
+    for _ in range(n):
+        legal = np.flatnonzero(info["action_mask"][:365])
+        if len(legal) == 0:
+            break
+        _, _, _, _, info = env.step(int(rng.choice(legal)))
+        played += 1
+    for _ in range(played):
+        _, _, _, _, info = env.step(rules.UNDO_ACTION)
+        assert not info["illegal"]
+    end = env.unwrapped.get_state()
+    for a, b in zip(end.arrays[:5], start.arrays[:5], strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@SETTINGS
+@given(seed=seeds, relaxed=st.booleans())
+def test_compiled_random_playout_keeps_every_card(seed, relaxed):
+    state = ScorpionState()
+    games = rules.random_playout(*state.arrays, seed, 500, 200, relaxed)
+    assert games >= 1
+    on_table = [c for col in range(7) for c in state.column(col)]
+    on_table += [int(c) for c in state.reserve if c >= 0]
+    removed = [s * 13 + r for s in state.slots for r in range(13)]
+    assert sorted(on_table + removed) == list(range(52))
+    assert all(state.fd[c] < state.lens[c] or state.lens[c] == 0 for c in range(7))
