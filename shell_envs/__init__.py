@@ -21,6 +21,7 @@ def _register() -> None:
         register(
             id="shell_envs/Scorpion-v0",
             entry_point="shell_envs.scorpion.env:ScorpionEnv",
+            vector_entry_point="shell_envs.scorpion.vector:ScorpionVectorEnv",
         )
     if "shell_envs/WhatTheShell-v0" not in registry:
         register(

@@ -1,0 +1,368 @@
+"""``gym.make_vec("shell_envs/Scorpion-v0", num_envs=N)``: N games in one compiled, parallel loop.
+
+Each game's rows of the ``(N, ...)`` state arrays go through the same compiled rule functions
+as the single environment (:func:`shell_envs.scorpion.rules.step`, ``deal``, ``legal_mask``)
+and the same encoders, so batch and single trajectories are identical for the same seeds and
+actions (tested).  Autoreset follows Gymnasium 1.x: ``autoreset_mode="next_step"`` (default,
+the step after an episode ends resets that game and ignores its action) or ``"same_step"``
+(the game is reset at once and its last observation is kept in ``infos["final_obs"]``, as
+Stable-Baselines3 expects).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from shell_envs.core.errors import IllegalMove
+from shell_envs.core.jit import jit, jit_parallel, prange
+from shell_envs.scorpion import rules as engine
+from shell_envs.scorpion.encoders import (
+    ENCODERS,
+    CardsEncoder,
+    TableauEncoder,
+    encode_cards,
+    encode_tableau,
+)
+from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES, _choice
+from shell_envs.scorpion.messages import LANGS, message
+
+AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+TABLEAU, CARDS = 0, 1
+
+
+@jit
+def _encode(kind, tab, lens, fd, reserve, meta, out):
+    """Encode one game with the built-in encoder ``kind``."""
+    if kind == TABLEAU:
+        encode_tableau(tab, lens, fd, reserve, meta, out)
+    else:
+        encode_cards(tab, lens, fd, reserve, meta, out)
+
+
+@jit
+def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo):
+    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count."""
+    cards = np.empty(engine.N_CARDS, np.int8)
+    engine.shuffled_deck(number, cards)
+    engine.deal(tab, lens, fd, reserve, meta, hist, cards, relaxed)
+    return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
+
+
+@jit_parallel
+def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, allow_undo, masks,
+                kind, obs):  # fmt: skip
+    """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
+    for i in prange(tab.shape[0]):
+        if which[i]:
+            _deal_number(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], numbers[i],
+                         relaxed, masks[i], allow_undo)  # fmt: skip
+            if kind >= 0:
+                _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+
+
+@jit_parallel
+def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, steps,
+               max_moves, win_reward, relaxed, autoreset, numbers, kind, obs, codes, rewards,
+               terminated, truncated):  # fmt: skip
+    """Step every game: check and play its action, refresh its mask, encode.
+
+    A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
+    ignored).  Fills ``codes``, ``rewards``, ``terminated``, ``truncated``; on return
+    ``autoreset`` flags the games that ended this step.
+    """
+    n_actions = masks.shape[1]
+    for i in prange(tab.shape[0]):
+        terminated[i] = False
+        truncated[i] = False
+        codes[i] = engine.OK
+        rewards[i] = 0.0
+        if autoreset[i]:
+            _deal_number(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], numbers[i],
+                         relaxed, masks[i], allow_undo)  # fmt: skip
+            steps[i] = 0
+            autoreset[i] = False
+            if kind >= 0:
+                _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+            continue
+        a = actions[i]
+        if 0 <= a < n_actions:
+            code, points, n_legal = engine.step(tab[i], lens[i], fd[i], reserve[i], meta[i],
+                                                hist[i], a, allow_undo, masks[i])  # fmt: skip
+        else:
+            code, points = engine.E_OUT_OF_RANGE, 0
+            n_legal = 0
+            for j in range(engine.N_ACTIONS):
+                if masks[i, j]:
+                    n_legal += 1
+        codes[i] = code
+        steps[i] += 1
+        won = meta[i, engine.M_REMOVED] == 4
+        if win_reward:
+            rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
+        else:
+            rewards[i] = points
+        terminated[i] = won or n_legal == 0
+        truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
+        autoreset[i] = terminated[i] or truncated[i]
+        if kind >= 0:
+            _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+
+
+@jit_parallel
+def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
+    """The check code of every game's action (``skip[i]``: the game is being reset)."""
+    for i in prange(tab.shape[0]):
+        a = actions[i]
+        if skip[i]:
+            codes[i] = engine.OK
+        elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
+            codes[i] = engine.check_action(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i],
+                                           a, allow_undo)  # fmt: skip
+        else:
+            codes[i] = engine.E_OUT_OF_RANGE
+
+
+class ScorpionVectorEnv(VectorEnv):
+    """``num_envs`` Scorpion games; the keywords of ``Scorpion-v0`` plus ``autoreset_mode``.
+
+    Observations ``(N, ...)`` from the chosen encoder (with ``mask_in_obs``, a Dict with
+    ``"action_mask"`` ``(N, A)``); :meth:`action_masks` returns ``bool[N, A]``.  Infos hold
+    arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
+    rules' check code; :meth:`explain` gives the message) and ``deal``.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        rules: str = "classic",
+        obs_encoder: Any = "tableau",
+        illegal_action: str = "reject",
+        allow_undo: bool = False,
+        lang: str = "en",
+        max_moves: int | None = DEFAULT_MAX_MOVES,
+        reward: str = "score",
+        mask_in_obs: bool = False,
+        autoreset_mode: str = "next_step",
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
+            raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
+        self.rules = _choice("rules", rules, RULES)
+        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.lang = _choice("lang", lang, LANGS)
+        self.reward_mode = _choice("reward", reward, REWARDS)
+        _choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
+        if not isinstance(allow_undo, (bool, np.bool_)):
+            raise ValueError(f"allow_undo must be True or False; got {allow_undo!r}")
+        if not isinstance(mask_in_obs, (bool, np.bool_)):
+            raise ValueError(f"mask_in_obs must be True or False; got {mask_in_obs!r}")
+        if max_moves is not None and (
+            isinstance(max_moves, bool)
+            or not isinstance(max_moves, (int, np.integer))
+            or max_moves < 1
+        ):
+            raise ValueError(f"max_moves must be a positive integer or None; got {max_moves!r}")
+        if render_mode is not None:
+            raise ValueError("the batched Scorpion env does not render; use the single env")
+        self.num_envs = int(num_envs)
+        self.allow_undo = bool(allow_undo)
+        self.mask_in_obs = bool(mask_in_obs)
+        self.max_moves = 0 if max_moves is None else int(max_moves)
+        self.render_mode = None
+        self.metadata = {"autoreset_mode": AUTORESET_MODES[autoreset_mode]}
+        self._same_step = autoreset_mode == "same_step"
+        self._relaxed = self.rules == "relaxed"
+        self.encoder = ENCODERS.create(obs_encoder)
+        self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
+        self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
+        n = self.num_envs
+        self.single_action_space = spaces.Discrete(self.n_actions)
+        self.action_space = spaces.MultiDiscrete(np.full(n, self.n_actions))
+        obs_space = self.encoder.space
+        if self.mask_in_obs:
+            self.single_observation_space = spaces.Dict(
+                {"observation": obs_space, "action_mask": spaces.MultiBinary(self.n_actions)}
+            )
+        else:
+            self.single_observation_space = obs_space
+        self.observation_space = _batch_space(self.single_observation_space, n)
+        tab, lens, fd, reserve, meta, hist = engine.new_arrays()
+        self.tab = np.repeat(tab[None], n, axis=0)
+        self.lens = np.repeat(lens[None], n, axis=0)
+        self.fd = np.repeat(fd[None], n, axis=0)
+        self.reserve = np.repeat(reserve[None], n, axis=0)
+        self.meta = np.repeat(meta[None], n, axis=0)
+        self.hist = np.repeat(hist[None], n, axis=0)
+        self.masks = np.zeros((n, self.n_actions), np.bool_)
+        self.steps = np.zeros(n, np.int64)
+        self.deals = np.zeros(n, np.int64)
+        self._autoreset = np.zeros(n, np.bool_)
+        self._codes = np.zeros(n, np.int64)
+        self._rewards = np.zeros(n, np.float32)
+        self._terminated = np.zeros(n, np.bool_)
+        self._truncated = np.zeros(n, np.bool_)
+        self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
+        self._rngs = [seeding.np_random(None)[0] for _ in range(n)]
+
+    @property
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The batched state arrays ``(tab, lens, fd, reserve, meta, hist)``."""
+        return self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Deal a game in every env: env ``i`` plays deal ``seed + i`` (or ``seed[i]``).
+
+        Like the single env, a seed is also the deal number, and later autoresets draw deal
+        numbers from each env's generator seeded with it.  ``options={"deals": [numbers]}``
+        plays the given deal numbers.
+        """
+        n = self.num_envs
+        if seed is None:
+            seeds: list[int | None] = [None] * n
+        elif isinstance(seed, (int, np.integer)):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != n:
+                raise ValueError(f"reset() got {len(seeds)} seeds for {n} envs")
+        options = options or {}
+        unknown = sorted(set(options) - {"deals"})
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; accepted: deals")
+        numbers = options.get("deals")
+        if numbers is not None and len(numbers) != n:
+            raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
+        for i, s in enumerate(seeds):
+            if s is not None:
+                self._rngs[i] = seeding.np_random(s)[0]
+            if numbers is not None:
+                self.deals[i] = int(numbers[i])
+            else:
+                self.deals[i] = s if s is not None else self._draw(i)
+        everyone = np.ones(n, np.bool_)
+        batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
+                    self.masks, self._kind, self._obs)  # fmt: skip
+        self.steps[:] = 0
+        self._autoreset[:] = False
+        self._codes[:] = 0
+        return self._observations(), self._infos()
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Play one action in every game (``int[N]``)."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)); got "
+                f"shape {acts.shape} of {acts.dtype}"
+            )
+        acts = acts.astype(np.int64, copy=False)
+        if self.illegal_action == "raise":
+            batch_check(*self.arrays, acts, self.allow_undo, self._autoreset, self._codes)
+            bad = np.flatnonzero(self._codes)
+            if bad.size:
+                i = int(bad[0])
+                raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
+        for i in np.flatnonzero(self._autoreset):
+            self.deals[i] = self._draw(i)
+        batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
+                   self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
+                   self._kind, self._obs, self._codes, self._rewards, self._terminated,
+                   self._truncated)  # fmt: skip
+        infos = self._infos()
+        observations = self._observations()
+        if self._same_step:
+            ended = self._autoreset.copy()
+            if ended.any():
+                infos["final_obs"] = observations
+                infos["_final_obs"] = ended
+                infos["final_info"] = infos.copy()
+                for i in np.flatnonzero(ended):
+                    self.deals[i] = self._draw(i)
+                batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
+                            self.masks, self._kind, self._obs)  # fmt: skip
+                self.steps[ended] = 0
+                self._autoreset[:] = False
+                observations = self._observations()
+                infos["deal"] = self.deals.copy()
+        return (
+            observations,
+            self._rewards.copy(),
+            self._terminated.copy(),
+            self._truncated.copy(),
+            infos,
+        )
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[N, A]``: for each game, True where the engine accepts the action."""
+        return self.masks.copy()
+
+    def explain(self, index: int, action: int) -> str | None:
+        """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""
+        a = int(action)
+        if not 0 <= a < self.n_actions:
+            return message(engine.E_OUT_OF_RANGE, self.lang, action=action, last=self.n_actions - 1)
+        arrays = tuple(x[index] for x in self.arrays)
+        code = engine.check_action(*arrays, a, self.allow_undo)
+        if code == engine.OK:
+            return None
+        if code in (engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= engine.RESERVE_ACTION:
+            return message(code, self.lang, action=action, last=self.n_actions - 1)
+        card, dest = divmod(a, 7)
+        n = int(self.lens[index, dest])
+        top = int(self.tab[index, dest, n - 1]) if n else None
+        return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
+
+    def _draw(self, i: int) -> int:
+        """The next deal number of env ``i``, from its own generator (as the single env does)."""
+        return int(self._rngs[i].integers(0, 2**62))
+
+    def _encoded(self) -> np.ndarray:
+        """The current observations (custom encoders are called game by game)."""
+        if self._kind >= 0:
+            return self._obs.copy()
+        from shell_envs.scorpion.state import ScorpionState
+
+        return np.stack(
+            [
+                self.encoder.encode(
+                    ScorpionState(*(x[i].copy() for x in self.arrays), relaxed=self._relaxed)
+                )
+                for i in range(self.num_envs)
+            ]
+        )
+
+    def _observations(self) -> Any:
+        """Batched observations, with the masks when ``mask_in_obs``."""
+        obs = self._encoded()
+        if self.mask_in_obs:
+            return {"observation": obs, "action_mask": self.masks.astype(np.int8)}
+        return obs
+
+    def _infos(self) -> dict[str, Any]:
+        """Per-game infos as arrays."""
+        removed = self.meta[:, engine.M_REMOVED].copy()
+        return {
+            "score": self.meta[:, engine.M_SCORE].copy(),
+            "removed": removed,
+            "moves": self.meta[:, engine.M_MOVES].copy(),
+            "won": removed == 4,
+            "illegal": self._codes != engine.OK,
+            "code": self._codes.copy(),
+            "deal": self.deals.copy(),
+        }
+
+
+def _batch_space(space: spaces.Space, n: int) -> spaces.Space:
+    """The batched version of a single observation space."""
+    from gymnasium.vector.utils import batch_space
+
+    return batch_space(space, n)
