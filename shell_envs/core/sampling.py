@@ -18,16 +18,15 @@ def random_legal_action(mask):
     """A uniformly random index where ``mask`` is non-zero, or -1 if there is none."""
     count = 0
     for a in range(mask.shape[0]):
-        if mask[a]:
-            count += 1
+        count += mask[a] != 0
     if count == 0:
         return -1
     k = np.random.randint(count)
+    seen = 0
     for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
+        seen += mask[a] != 0
+        if seen > k:
+            return a
     return -1
 
 

@@ -4,8 +4,8 @@ An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta,
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
 An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
 white_obs)``; the env then makes one native call per round for both observations (the
-built-in encoders do), and ``encode_batch(board, eggs, meta)`` over arrays shaped ``(N, ...)``
-for the batched env.
+built-in encoders do), and ``fill_batch(board, eggs, meta, black_out, white_out)`` writing
+``N`` games' observations into ``(N, ...)`` buffers for the batched env.
 Register your own with :func:`register_encoder`.
 """
 
@@ -27,28 +27,29 @@ FLAT_SIZE = 4 * rules.CELLS + 1
 
 
 @jit
-def _fill(board, eggs, meta, player, out):
-    """Write the five planes, flattened to ``(5, 81)``, into ``out`` (zeroed first)."""
-    out[:] = 0.0
+def _fill(board, eggs, meta, player, out, one):
+    """Write the five planes, flattened to ``(5, 81)``, into ``out``; ``one`` is full scale.
+
+    Branch-free per cell (comparisons times ``one``): boards are random, branches mispredict.
+    """
+    opponent = rules.BLACK + rules.WHITE - player
+    sudden = one * (meta[rules.SUDDEN_DEATH] != 0)
     for cell in range(rules.CELLS):
         v = board[cell]
-        if v == player:
-            out[0, cell] = 1.0
-        elif v == rules.EGG:
-            out[2, cell] = 1.0
-        elif v != rules.EMPTY:
-            out[1, cell] = 1.0
+        out[0, cell] = one * (v == player)
+        out[1, cell] = one * (v == opponent)
+        out[2, cell] = one * (v == rules.EGG)
+        out[3, cell] = 0
+        out[4, cell] = sudden
     for i in range(meta[rules.N_EGGS]):
-        out[3, eggs[i]] = 1.0 - i / rules.CELLS
-    if meta[rules.SUDDEN_DEATH]:
-        out[4, :] = 1.0
+        out[3, eggs[i]] = one * (1.0 - i / rules.CELLS)
 
 
 @jit
 def encode_planes(board, eggs, meta, player):
     """Planes ``float32[5, 9, 9]``; see :class:`PlanesEncoder`."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
-    _fill(board, eggs, meta, player, out)
+    _fill(board, eggs, meta, player, out, 1.0)
     return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
 
 
@@ -56,10 +57,9 @@ def encode_planes(board, eggs, meta, player):
 def encode_flat(board, eggs, meta, player):
     """Flat ``float32[325]``; see :class:`FlatEncoder`."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
-    _fill(board, eggs, meta, player, out)
+    _fill(board, eggs, meta, player, out, 1.0)
     flat = np.empty(FLAT_SIZE, dtype=np.float32)
-    flat[: 4 * rules.CELLS] = out[:4].ravel()
-    flat[4 * rules.CELLS] = out[4, 0]
+    _flatten(out, flat)
     return flat
 
 
@@ -84,32 +84,30 @@ def encode_flat_pair(board, eggs, meta):
 
 
 @jit_parallel
-def encode_planes_batch(board, eggs, meta):
-    """Planes for black and for white of ``N`` games: two ``float32[N, 5, 9, 9]`` arrays."""
-    n = board.shape[0]
-    black = np.empty((n, N_PLANES, rules.CELLS), dtype=np.float32)
-    white = np.empty((n, N_PLANES, rules.CELLS), dtype=np.float32)
-    for i in prange(n):
-        _fill(board[i], eggs[i], meta[i], rules.BLACK, black[i])
-        _fill(board[i], eggs[i], meta[i], rules.WHITE, white[i])
-    shape = (n, N_PLANES, rules.SIZE, rules.SIZE)
-    return black.reshape(shape), white.reshape(shape)
+def fill_planes_batch(board, eggs, meta, black, white, one):
+    """Planes of ``N`` games for black and for white into ``black``/``white`` ``(N, 5, 81)``."""
+    for i in prange(board.shape[0]):
+        _fill(board[i], eggs[i], meta[i], rules.BLACK, black[i], one)
+        _fill(board[i], eggs[i], meta[i], rules.WHITE, white[i], one)
+
+
+@jit
+def _flatten(planes, out):
+    """Planes 0–3 of ``(5, 81)`` planes, then the sudden-death flag, into ``out`` (325)."""
+    for k in range(4):
+        out[k * rules.CELLS : (k + 1) * rules.CELLS] = planes[k]
+    out[4 * rules.CELLS] = planes[4, 0]
 
 
 @jit_parallel
-def encode_flat_batch(board, eggs, meta):
-    """Flat observations for black and for white of ``N`` games: two ``float32[N, 325]``."""
-    n = board.shape[0]
-    black = np.empty((n, FLAT_SIZE), dtype=np.float32)
-    white = np.empty((n, FLAT_SIZE), dtype=np.float32)
-    for i in prange(n):
+def fill_flat_batch(board, eggs, meta, black, white):
+    """Flat observations of ``N`` games for black and for white into ``(N, 325)`` arrays."""
+    for i in prange(board.shape[0]):
         planes = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
-        for player, out in ((rules.BLACK, black[i]), (rules.WHITE, white[i])):
-            _fill(board[i], eggs[i], meta[i], player, planes)
-            for k in range(4):
-                out[k * rules.CELLS : (k + 1) * rules.CELLS] = planes[k]
-            out[4 * rules.CELLS] = planes[4, 0]
-    return black, white
+        _fill(board[i], eggs[i], meta[i], rules.BLACK, planes, 1.0)
+        _flatten(planes, black[i])
+        _fill(board[i], eggs[i], meta[i], rules.WHITE, planes, 1.0)
+        _flatten(planes, white[i])
 
 
 class PlanesEncoder:
@@ -126,7 +124,12 @@ class PlanesEncoder:
     space = spaces.Box(0.0, 1.0, (N_PLANES, rules.SIZE, rules.SIZE), np.float32)
     encode = staticmethod(encode_planes)
     encode_pair = staticmethod(encode_planes_pair)
-    encode_batch = staticmethod(encode_planes_batch)
+
+    @staticmethod
+    def fill_batch(board, eggs, meta, black, white) -> None:
+        """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
+        shape = (board.shape[0], N_PLANES, rules.CELLS)
+        fill_planes_batch(board, eggs, meta, black.reshape(shape), white.reshape(shape), 1.0)
 
 
 class FlatEncoder:
@@ -136,12 +139,40 @@ class FlatEncoder:
     space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
     encode = staticmethod(encode_flat)
     encode_pair = staticmethod(encode_flat_pair)
-    encode_batch = staticmethod(encode_flat_batch)
+    fill_batch = staticmethod(fill_flat_batch)
+
+
+@jit
+def encode_planes_uint8(board, eggs, meta, player):
+    """Planes ``uint8[5, 9, 9]``; see :class:`PlanesUint8Encoder`."""
+    out = np.empty((N_PLANES, rules.CELLS), dtype=np.uint8)
+    _fill(board, eggs, meta, player, out, np.uint8(255))
+    return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
+
+
+class PlanesUint8Encoder:
+    """The planes of :class:`PlanesEncoder` as ``uint8`` scaled by 255 (egg order floored).
+
+    A quarter of the bytes, for large batches and GPU transfers; image-aware learners (e.g.
+    Stable-Baselines3's CNN policies) divide by 255 and see the float planes again.
+    """
+
+    space = spaces.Box(0, 255, (N_PLANES, rules.SIZE, rules.SIZE), np.uint8)
+    encode = staticmethod(encode_planes_uint8)
+
+    @staticmethod
+    def fill_batch(board, eggs, meta, black, white) -> None:
+        """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
+        shape = (board.shape[0], N_PLANES, rules.CELLS)
+        fill_planes_batch(
+            board, eggs, meta, black.reshape(shape), white.reshape(shape), np.uint8(255)
+        )
 
 
 ENCODERS = EncoderRegistry("What the Shell")
 ENCODERS.register("planes", PlanesEncoder)
 ENCODERS.register("flat", FlatEncoder)
+ENCODERS.register("planes_uint8", PlanesUint8Encoder)
 
 
 def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool = False) -> None:

@@ -363,7 +363,7 @@ def step(board, eggs, meta, black_cell, white_cell, info):
     full count of :func:`check_end` is known to be zero and is skipped.
     """
     info[:] = 0
-    work = np.empty((3, CELLS + 2), dtype=np.int64)
+    work = np.empty((3, CELLS + 2), dtype=np.int16)
     new_cells = work[2]
     n_new = 0
     if place(board, eggs, meta, black_cell, white_cell):

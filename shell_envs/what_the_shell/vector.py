@@ -76,7 +76,8 @@ class WhatTheShellVectorEnv:
     "action_mask": (N, 81) int8}``, rewards ``float32[N]``, flags ``bool[N]``, and infos a dict
     of arrays (:data:`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
     ``illegal_action="lose"`` ends only the offending games; ``"raise"`` raises before any game
-    moves.
+    moves.  With ``copy=False`` the observations are buffers that the next ``step`` overwrites
+    (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per step.
     """
 
     metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": "NextStep"}
@@ -87,6 +88,7 @@ class WhatTheShellVectorEnv:
         obs_encoder: Any = "planes",
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         illegal_action: str = "lose",
+        copy: bool = True,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -103,6 +105,7 @@ class WhatTheShellVectorEnv:
         self.num_envs = int(num_envs)
         self.max_rounds = int(max_rounds)
         self.illegal_action = illegal_action
+        self.copy = bool(copy)
         self.encoder = ENCODERS.create(obs_encoder)
         self.possible_agents = list(AGENTS)
         n = self.num_envs
@@ -113,6 +116,9 @@ class WhatTheShellVectorEnv:
         self._autoreset = np.zeros(n, dtype=np.bool_)
         self._outcome = np.zeros(n, dtype=np.int64)
         self._illegal = np.zeros(n, dtype=np.int64)
+        shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
+        self._obs_black = np.zeros(shape, dtype)
+        self._obs_white = np.zeros(shape, dtype)
         mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
         self.single_observation_space = spaces.Dict(
             {"observation": self.encoder.space, "action_mask": mask_space}
@@ -227,18 +233,19 @@ class WhatTheShellVectorEnv:
                 raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
 
     def _observations(self) -> dict[str, Any]:
-        """Batched observations of both players."""
-        mask = np.logical_not(self.board).view(np.int8)
-        batch = getattr(self.encoder, "encode_batch", None)
-        if batch is not None:
-            black, white = batch(self.board, self.eggs, self.meta)
+        """Batched observations of both players (fresh arrays unless ``copy=False``)."""
+        if self.copy:
+            black, white = np.empty_like(self._obs_black), np.empty_like(self._obs_white)
         else:
-            black = np.stack(
-                [self.encoder.encode(*self._game(i), rules.BLACK) for i in range(self.num_envs)]
-            )
-            white = np.stack(
-                [self.encoder.encode(*self._game(i), rules.WHITE) for i in range(self.num_envs)]
-            )
+            black, white = self._obs_black, self._obs_white
+        fill = getattr(self.encoder, "fill_batch", None)
+        if fill is not None:
+            fill(self.board, self.eggs, self.meta, black, white)
+        else:
+            for i in range(self.num_envs):
+                black[i] = self.encoder.encode(*self._game(i), rules.BLACK)
+                white[i] = self.encoder.encode(*self._game(i), rules.WHITE)
+        mask = np.logical_not(self.board).view(np.int8)
         return {
             "black": {"observation": black, "action_mask": mask},
             "white": {"observation": white, "action_mask": mask.copy()},
