@@ -389,20 +389,24 @@ def apply_action(tab, lens, fd, reserve, meta, hist, action):
 
 
 @jit
-def legal_moves(tab, lens, fd, reserve, meta, out):
-    """Write the legal card moves and reserve deal (not undo) into ``out``; returns how many."""
-    k = 0
+def _generate(tab, lens, fd, meta, out, mask):
+    """Enumerate the legal card moves and reserve deal (not undo); returns how many.
+
+    Each one goes to ``out`` (when it has room) or is set in the bool ``mask`` otherwise, so the
+    list and the mask come from one piece of move generation.
+    """
     if meta[M_REMOVED] == 4:
         return 0
-    owner = np.full(N_CARDS, -1, np.int8)
+    listing = out.shape[0] > 0
+    k = 0
+    work = np.full(N_CARDS + N_COLUMNS, -1, np.int8)  # owner column of each top card, then empties
     n_empty = 0
-    empty = np.empty(N_COLUMNS, np.int64)
     for c in range(N_COLUMNS):
         n = int(lens[c])
         if n > 0:
-            owner[tab[c, n - 1]] = c
+            work[tab[c, n - 1]] = c
         else:
-            empty[n_empty] = c
+            work[N_CARDS + n_empty] = c
             n_empty += 1
     relaxed = meta[M_RELAXED] != 0
     for c in range(N_COLUMNS):
@@ -411,33 +415,49 @@ def legal_moves(tab, lens, fd, reserve, meta, out):
             rank = card % 13
             if rank == 12:
                 for e in range(n_empty):
-                    out[k] = card * 7 + empty[e]
+                    a = card * 7 + work[N_CARDS + e]
+                    if listing:
+                        out[k] = a
+                    else:
+                        mask[a] = True
                     k += 1
             elif relaxed:
                 for s in range(4):
-                    o = int(owner[s * 13 + rank + 1])
+                    o = int(work[s * 13 + rank + 1])
                     if o >= 0 and o != c:
-                        out[k] = card * 7 + o
+                        if listing:
+                            out[k] = card * 7 + o
+                        else:
+                            mask[card * 7 + o] = True
                         k += 1
             else:
-                o = int(owner[card + 1])
+                o = int(work[card + 1])
                 if o >= 0 and o != c:
-                    out[k] = card * 7 + o
+                    if listing:
+                        out[k] = card * 7 + o
+                    else:
+                        mask[card * 7 + o] = True
                     k += 1
     if meta[M_RESERVE_DEALT] == 0:
-        out[k] = RESERVE_ACTION
+        if listing:
+            out[k] = RESERVE_ACTION
+        else:
+            mask[RESERVE_ACTION] = True
         k += 1
     return k
+
+
+@jit
+def legal_moves(tab, lens, fd, reserve, meta, out):
+    """Write the legal card moves and reserve deal (not undo) into ``out``; returns how many."""
+    return _generate(tab, lens, fd, meta, out, np.zeros(0, np.bool_))
 
 
 @jit
 def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
     """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal moves."""
     mask[:] = False
-    moves = np.empty(N_ACTIONS, np.int64)
-    k = legal_moves(tab, lens, fd, reserve, meta, moves)
-    for i in range(k):
-        mask[moves[i]] = True
+    k = _generate(tab, lens, fd, meta, np.zeros(0, np.int64), mask)
     if allow_undo:
         mask[UNDO_ACTION] = meta[M_HIST_COUNT] > 0
     return k
@@ -445,8 +465,15 @@ def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
 
 @jit
 def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
-    """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``."""
-    code = check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo)
+    """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``.
+
+    ``mask`` holds the legal mask of the current state on entry (every caller keeps it so,
+    since each step refreshes it), so an action it marks legal skips the full check.
+    """
+    if mask[action]:
+        code = OK
+    else:
+        code = check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo)
     points = 0
     if code == OK:
         points = apply_action(tab, lens, fd, reserve, meta, hist, action)
