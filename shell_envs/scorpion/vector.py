@@ -279,20 +279,19 @@ class ScorpionVectorEnv(VectorEnv):
                    self._truncated)  # fmt: skip
         infos = self._infos()
         observations = self._observations()
-        if self._same_step:
+        if self._same_step and self._autoreset.any():
             ended = self._autoreset.copy()
-            if ended.any():
-                infos["final_obs"] = observations
-                infos["_final_obs"] = ended
-                infos["final_info"] = infos.copy()
-                for i in np.flatnonzero(ended):
-                    self.deals[i] = self._draw(i)
-                batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
-                            self.masks, self._kind, self._obs)  # fmt: skip
-                self.steps[ended] = 0
-                self._autoreset[:] = False
-                observations = self._observations()
-                infos["deal"] = self.deals.copy()
+            final_obs, final_info = observations, infos
+            for i in np.flatnonzero(ended):
+                self.deals[i] = self._draw(i)
+            batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
+                        self.masks, self._kind, self._obs)  # fmt: skip
+            self.steps[ended] = 0
+            self._autoreset[:] = False
+            observations = self._observations()
+            infos = self._infos()
+            infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info)
+            infos["_final_info"] = ended
         return (
             observations,
             self._rewards.copy(),

@@ -1,0 +1,121 @@
+"""``gym.make_vec("shell_envs/Scorpion-v0")`` plays exactly the games of the single env."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import shell_envs  # noqa: F401  (registers the ids)
+from shell_envs.core.errors import IllegalMove
+from shell_envs.scorpion.vector import ScorpionVectorEnv
+
+
+def lockstep(n: int, steps: int, seed: int, illegal_every: int = 0, **kwargs):
+    """Drive a batched env and ``n`` single envs with the same actions and compare everything."""
+    mode = kwargs.pop("autoreset_mode", "next_step")
+    batch = gym.make_vec("shell_envs/Scorpion-v0", num_envs=n, autoreset_mode=mode, **kwargs)
+    singles = [gym.make("shell_envs/Scorpion-v0", **kwargs) for _ in range(n)]
+    rng = np.random.default_rng(seed)
+    b_obs, b_info = batch.reset(seed=seed)
+    for i, env in enumerate(singles):
+        env.reset(seed=seed + i)
+    pending = [False] * n
+    ended = 0
+    for _ in range(steps):
+        masks = batch.action_masks()
+        # a stuck game's mask is empty: its action is ignored by the autoreset, any will do
+        actions = np.array(
+            [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks], dtype=np.int64
+        )
+        if illegal_every:
+            actions[rng.random(n) < 1 / illegal_every] = 0
+        b_obs, b_rew, b_term, b_trunc, b_info = batch.step(actions)
+        for i, env in enumerate(singles):
+            if pending[i]:
+                obs, info = env.reset()
+                rew, term, trunc = 0.0, False, False
+                pending[i] = False
+            else:
+                obs, rew, term, trunc, info = env.step(int(actions[i]))
+                if term or trunc:
+                    ended += 1
+                    if mode == "same_step":
+                        final_obs = b_info["final_obs"][i]
+                        np.testing.assert_array_equal(final_obs, obs)
+                        assert b_info["_final_obs"][i]
+                        obs, _ = env.reset()
+                    else:
+                        pending[i] = True
+                assert b_info["illegal"][i] == info["illegal"]
+            np.testing.assert_array_equal(b_obs[i], obs)
+            np.testing.assert_array_equal(batch.action_masks()[i], env.unwrapped.action_masks())
+            assert b_rew[i] == rew
+            assert b_term[i] == term
+            assert b_trunc[i] == trunc
+            assert b_info["score"][i] == env.unwrapped.position()["score"]
+    return ended
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_batch_and_single_envs_play_identical_games(mode):
+    assert lockstep(6, 120, seed=3, autoreset_mode=mode, max_moves=40) >= 6
+
+
+@pytest.mark.parametrize("encoder", ["tableau", "cards"])
+def test_batch_matches_single_for_each_encoder_and_rule_set(encoder):
+    lockstep(4, 60, seed=5, obs_encoder=encoder, rules="relaxed", max_moves=30)
+
+
+def test_batch_matches_single_with_illegal_actions_undo_and_win_reward():
+    lockstep(4, 60, seed=9, illegal_every=4, allow_undo=True, reward="win", max_moves=25)
+
+
+def test_make_vec_uses_the_native_batched_env():
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=3)
+    assert isinstance(env.unwrapped, ScorpionVectorEnv)
+    assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    obs, info = env.reset(seed=[10, 20, 30])
+    assert obs.shape == (3, 366) and env.observation_space.contains(obs)
+    assert list(info["deal"]) == [10, 20, 30]
+    assert env.action_masks().shape == (3, 365)
+
+
+def test_mask_in_obs_batches_the_mask():
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, mask_in_obs=True)
+    obs, _ = env.reset(seed=0)
+    assert obs["action_mask"].shape == (2, 365)
+    np.testing.assert_array_equal(obs["action_mask"].astype(bool), env.action_masks())
+
+
+def test_illegal_action_raise_names_the_env_and_changes_nothing():
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, illegal_action="raise")
+    env.reset(seed=0)
+    before = env.unwrapped.tab.copy()
+    legal = [int(np.flatnonzero(m)[0]) for m in env.action_masks()]
+    with pytest.raises(IllegalMove, match=r"env 1: "):
+        env.step(np.array([legal[0], 364 + 1], dtype=np.int64))
+    np.testing.assert_array_equal(env.unwrapped.tab, before)
+
+
+def test_bad_arguments_are_rejected_clearly():
+    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+        ScorpionVectorEnv(0)
+    with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+        ScorpionVectorEnv(2, autoreset_mode="sometimes")
+    env = ScorpionVectorEnv(2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"actions must be 2 integers"):
+        env.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="got 1 seeds for 2 envs"):
+        env.reset(seed=[1])
+
+
+def test_explain_uses_the_rules_messages():
+    env = ScorpionVectorEnv(1, lang="hu")
+    env.reset(seed=0)
+    king = next(a for a in range(364) if a // 7 % 13 == 12)
+    text = env.explain(0, king)
+    assert text is None or isinstance(text, str)
+    assert env.explain(0, int(np.flatnonzero(env.action_masks()[0])[0])) is None
