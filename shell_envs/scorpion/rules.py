@@ -415,7 +415,7 @@ def _generate(tab, lens, fd, meta, out, mask):
             rank = card % 13
             if rank == 12:
                 for e in range(n_empty):
-                    a = card * 7 + work[N_CARDS + e]
+                    a = card * 7 + int(work[N_CARDS + e])
                     if listing:
                         out[k] = a
                     else:
