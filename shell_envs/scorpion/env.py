@@ -11,6 +11,7 @@ import numpy as np
 from gymnasium import spaces
 
 from shell_envs.core.errors import IllegalMove
+from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import ENCODERS
 from shell_envs.scorpion.messages import LANGS, message
@@ -22,20 +23,6 @@ RULES = ("classic", "relaxed")
 ILLEGAL_ACTIONS = ("reject", "raise")
 REWARDS = ("score", "win")
 _OPTIONS = ("deal", "position")
-
-
-def _choice(name: str, value: object, accepted: tuple[str, ...]) -> str:
-    """Validate a keyword that takes one of a few strings."""
-    if not isinstance(value, str) or value not in accepted:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, accepted))}; got {value!r}")
-    return value
-
-
-def _flag(name: str, value: object) -> bool:
-    """Validate a boolean keyword."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False; got {value!r}")
-    return bool(value)
 
 
 class ScorpionEnv(gym.Env):
@@ -61,21 +48,15 @@ class ScorpionEnv(gym.Env):
         mask_in_obs: bool = False,
         render_mode: str | None = None,
     ) -> None:
-        self.rules = _choice("rules", rules, RULES)
-        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.allow_undo = _flag("allow_undo", allow_undo)
-        self.lang = _choice("lang", lang, LANGS)
-        self.reward_mode = _choice("reward", reward, REWARDS)
-        self.mask_in_obs = _flag("mask_in_obs", mask_in_obs)
-        if max_moves is not None and (
-            isinstance(max_moves, bool)
-            or not isinstance(max_moves, (int, np.integer))
-            or max_moves < 1
-        ):
-            raise ValueError(f"max_moves must be a positive integer or None; got {max_moves!r}")
-        self.max_moves = None if max_moves is None else int(max_moves)
+        self.rules = choice("rules", rules, RULES)
+        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.allow_undo = flag("allow_undo", allow_undo)
+        self.lang = choice("lang", lang, LANGS)
+        self.reward_mode = choice("reward", reward, REWARDS)
+        self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
+        self.max_moves = positive_int("max_moves", max_moves, allow_none=True)
         if render_mode is not None:
-            _choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         self.encoder = ENCODERS.create(obs_encoder)
         self._fused_step = getattr(self.encoder, "step", None)

@@ -20,6 +20,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit, jit_parallel, prange
+from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import (
     ENCODERS,
@@ -28,7 +29,7 @@ from shell_envs.scorpion.encoders import (
     encode_cards,
     encode_tableau,
 )
-from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES, _choice
+from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES
 from shell_envs.scorpion.messages import LANGS, message
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
@@ -150,31 +151,17 @@ class ScorpionVectorEnv(VectorEnv):
         autoreset_mode: str = "next_step",
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
-        self.rules = _choice("rules", rules, RULES)
-        self.illegal_action = _choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.lang = _choice("lang", lang, LANGS)
-        self.reward_mode = _choice("reward", reward, REWARDS)
-        _choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
-        if not isinstance(allow_undo, (bool, np.bool_)):
-            raise ValueError(f"allow_undo must be True or False; got {allow_undo!r}")
-        if not isinstance(mask_in_obs, (bool, np.bool_)):
-            raise ValueError(f"mask_in_obs must be True or False; got {mask_in_obs!r}")
-        if max_moves is not None and (
-            isinstance(max_moves, bool)
-            or not isinstance(max_moves, (int, np.integer))
-            or max_moves < 1
-        ):
-            raise ValueError(f"max_moves must be a positive integer or None; got {max_moves!r}")
+        self.rules = choice("rules", rules, RULES)
+        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.lang = choice("lang", lang, LANGS)
+        self.reward_mode = choice("reward", reward, REWARDS)
+        choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
         if render_mode is not None:
             raise ValueError("the batched Scorpion env does not render; use the single env")
-        self.num_envs = int(num_envs)
-        self.allow_undo = bool(allow_undo)
-        self.mask_in_obs = bool(mask_in_obs)
-        self.max_moves = 0 if max_moves is None else int(max_moves)
+        self.num_envs = positive_int("num_envs", num_envs)
+        self.allow_undo = flag("allow_undo", allow_undo)
+        self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
+        self.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
         self.render_mode = None
         self.metadata = {"autoreset_mode": AUTORESET_MODES[autoreset_mode]}
         self._same_step = autoreset_mode == "same_step"

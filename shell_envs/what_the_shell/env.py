@@ -11,6 +11,7 @@ from pettingzoo import ParallelEnv
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
+from shell_envs.core.validation import choice, positive_int
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import ENCODERS, PlanesEncoder, encode_planes
 from shell_envs.what_the_shell.position import (
@@ -56,22 +57,11 @@ class WhatTheShellEnv(ParallelEnv):
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         illegal_action: str = "lose",
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; accepted: None, "
-                + ", ".join(repr(m) for m in self.metadata["render_modes"])
-            )
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)):
-            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-        if max_rounds < 1:
-            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action {illegal_action!r} is not supported; accepted: 'lose', 'raise'"
-            )
+        if render_mode is not None:
+            choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.max_rounds = int(max_rounds)
-        self.illegal_action = illegal_action
+        self.max_rounds = positive_int("max_rounds", max_rounds)
+        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.encoder = ENCODERS.create(obs_encoder)
         self._encode_pair = getattr(self.encoder, "encode_pair", None)
         self.possible_agents = list(AGENTS)

@@ -16,6 +16,7 @@ from gymnasium import spaces
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit_parallel, prange
+from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import ENCODERS
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
@@ -90,22 +91,10 @@ class WhatTheShellVectorEnv:
         illegal_action: str = "lose",
         copy: bool = True,
     ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)):
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)):
-            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-        if max_rounds < 1:
-            raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(
-                f"illegal_action {illegal_action!r} is not supported; accepted: 'lose', 'raise'"
-            )
-        self.num_envs = int(num_envs)
-        self.max_rounds = int(max_rounds)
-        self.illegal_action = illegal_action
-        self.copy = bool(copy)
+        self.num_envs = positive_int("num_envs", num_envs)
+        self.max_rounds = positive_int("max_rounds", max_rounds)
+        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        self.copy = flag("copy", copy)
         self.encoder = ENCODERS.create(obs_encoder)
         self.possible_agents = list(AGENTS)
         n = self.num_envs
