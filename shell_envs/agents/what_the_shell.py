@@ -1,0 +1,272 @@
+"""Built-in What the Shell agents: ``random``, ``greedy`` and ``mcts``.
+
+All three follow :class:`~shell_envs.agents.base.Agent`.  ``greedy`` and ``mcts`` read the
+whole position through :meth:`act_with_state` with a :class:`WhatTheShellView`; their ``act``
+decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
+not in the observation, and nothing else is lost).  The heuristics and the search are compiled
+and run on the rules engine (:mod:`shell_envs.what_the_shell.search`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from shell_envs.agents.base import register_agent
+from shell_envs.core.validation import choice, positive_int
+from shell_envs.what_the_shell import rules, search
+from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
+
+GAME = "what_the_shell"
+SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
+
+
+@dataclass(frozen=True)
+class WhatTheShellView:
+    """A read-only view of a What the Shell game for one player.
+
+    ``board``, ``eggs`` and ``meta`` are read-only copies of the rules' arrays (see
+    :mod:`shell_envs.what_the_shell.rules`); ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
+    """
+
+    board: np.ndarray
+    eggs: np.ndarray
+    meta: np.ndarray
+    player: int
+
+    @classmethod
+    def of(
+        cls, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int
+    ) -> WhatTheShellView:
+        """A view over read-only copies of the arrays, as seen by ``player``."""
+        if player not in (rules.BLACK, rules.WHITE):
+            raise ValueError(f"player must be rules.BLACK (1) or rules.WHITE (2), got {player!r}")
+        arrays = []
+        for array, dtype in ((board, np.int8), (eggs, np.int8), (meta, np.int32)):
+            copy = np.array(array, dtype=dtype)
+            copy.flags.writeable = False
+            arrays.append(copy)
+        return cls(arrays[0], arrays[1], arrays[2], int(player))
+
+    @classmethod
+    def from_env(cls, env: Any, agent: str) -> WhatTheShellView:
+        """The view of ``agent`` (``"black"`` or ``"white"``) in a :class:`WhatTheShellEnv`."""
+        player = {"black": rules.BLACK, "white": rules.WHITE}.get(agent)
+        if player is None:
+            raise ValueError(f"agent must be 'black' or 'white', got {agent!r}")
+        return cls.of(env.board, env.eggs, env.meta, player)
+
+    @classmethod
+    def from_observation(cls, observation: Any) -> WhatTheShellView:
+        """Decode a ``"planes"`` or ``"flat"`` observation (or its Dict) into a view.
+
+        The observer becomes black: the rules treat both colours alike, so nothing is lost.
+        """
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        obs = np.asarray(observation, dtype=np.float32)
+        if obs.shape == (N_PLANES, rules.SIZE, rules.SIZE):
+            planes = obs.reshape(N_PLANES, rules.CELLS)
+            sudden = bool(planes[4, 0] > 0.5)
+        elif obs.shape == (FLAT_SIZE,):
+            planes = obs[: 4 * rules.CELLS].reshape(4, rules.CELLS)
+            sudden = bool(obs[-1] > 0.5)
+        else:
+            raise ValueError(
+                f"cannot read a position from an observation of shape {obs.shape}: use the "
+                "'planes' or 'flat' encoder, or call act_with_state with a WhatTheShellView"
+            )
+        board, eggs, meta = rules.new_state()
+        board[planes[0] > 0.5] = rules.BLACK
+        board[planes[1] > 0.5] = rules.WHITE
+        board[planes[2] > 0.5] = rules.EGG
+        egg_cells = np.flatnonzero(planes[2] > 0.5)
+        order = egg_cells[np.argsort(-planes[3, egg_cells], kind="stable")]
+        eggs[: order.size] = order
+        meta[rules.N_EGGS] = order.size
+        meta[rules.SUDDEN_DEATH] = int(sudden)
+        return cls.of(board, eggs, meta, rules.BLACK)
+
+
+def _number_in(value: Any, low: float, high: float, low_open: bool = False) -> bool:
+    """True for a real number (not a bool) in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        return False
+    return (low < value if low_open else low <= value) and value <= high
+
+
+def _legal(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action indices; a clear error when there are none."""
+    legal = np.flatnonzero(np.asarray(action_mask))
+    if legal.size == 0:
+        raise ValueError("the action mask has no legal action")
+    return legal
+
+
+class RandomAgent:
+    """Uniform over the legal cells."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """A uniformly random legal cell."""
+        return int(self.rng.choice(_legal(action_mask)))
+
+
+class GreedyAgent:
+    """One-ply heuristic: complete a five, block the opponent's, capture, extend lines.
+
+    Every empty cell is scored by :func:`search.score_cells`: what the turtle adds to its
+    five-cell windows, the captures it makes and the eggs they hatch (oldest first), what the
+    cell denies the opponent, minus a penalty when the turtle could be captured next round.
+    Ties are broken at random (seeded).
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+        self._scores = np.empty(rules.CELLS, dtype=np.float64)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """The best legal cell for the position decoded from ``observation``."""
+        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
+        """The best legal cell for ``state.player``."""
+        legal = _legal(action_mask)
+        board = state.board.copy()
+        search.score_cells(board, state.eggs.copy(), state.meta.copy(), state.player, self._scores)
+        scores = self._scores[legal]
+        best = legal[scores >= scores.max() - 1e-9]
+        return int(self.rng.choice(best))
+
+
+class MCTSAgent:
+    """Simultaneous-move Monte Carlo tree search on the compiled engine.
+
+    Both players' choices at a node are the ``candidates`` best cells by the greedy heuristic;
+    each side selects independently (``selection="ucb"``: decoupled UCT, or
+    ``"regret_matching"``: regret matching+ with ``gamma`` exploration), the joint choice is
+    played with ``rules.step`` and new leaves are valued by a window-score evaluation.  The
+    root move is drawn from the search's average strategy (visit shares for UCT, the mean
+    strategy for regret matching), keeping only choices weighted at least ``min_share`` times
+    the heaviest: the default 1.0 plays the most frequent choice, 0.0 the full mixed strategy.
+    The default budget (1000 iterations, about 15 ms a move) plays a game in well under a
+    second.
+
+    Args:
+        iterations: search iterations per move (the default budget).
+        time_limit: seconds per move instead of ``iterations`` when set.
+        candidates: cells considered per player and node.
+        selection: ``"ucb"`` or ``"regret_matching"``.
+        exploration: the UCT exploration constant.
+        gamma: regret matching's uniform exploration share.
+        min_share: drop root choices weighted below this fraction of the best one.
+        max_nodes: tree capacity under a time limit (iterations + 1 otherwise).
+        seed: seeds the search's randomness.
+    """
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        iterations: int = 1000,
+        time_limit: float | None = None,
+        candidates: int = 6,
+        selection: str = "ucb",
+        exploration: float = 0.35,
+        gamma: float = 0.1,
+        min_share: float = 1.0,
+        max_nodes: int = 20_000,
+        seed: int | None = None,
+    ) -> None:
+        if time_limit is not None and not _number_in(time_limit, 0.0, np.inf, low_open=True):
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+        if positive_int("candidates", candidates) > rules.CELLS:
+            raise ValueError(f"candidates must be at most 81, got {candidates!r}")
+        if not _number_in(gamma, 0.0, 1.0, low_open=True):
+            raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
+        if not _number_in(min_share, 0.0, 1.0):
+            raise ValueError(f"min_share must be a number in [0, 1], got {min_share!r}")
+        if not _number_in(exploration, 0.0, np.inf):
+            raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
+        self.iterations = positive_int("iterations", iterations)
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.candidates = int(candidates)
+        self.selection = choice("selection", selection, tuple(SELECTIONS))
+        self.exploration = float(exploration)
+        self.gamma = float(gamma)
+        self.min_share = float(min_share)
+        timed = self.time_limit is not None
+        capacity = positive_int("max_nodes", max_nodes) if timed else self.iterations + 1
+        self._tree = search.new_tree(capacity, self.candidates)
+        self.rng = np.random.default_rng(seed)
+        self._fallback = GreedyAgent(seed)
+        self.last_iterations = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self._fallback.reset(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """Search from the position decoded from ``observation``."""
+        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
+        """Search from ``state`` and draw the move from the root's average strategy.
+
+        When ``action_mask`` allows none of the searched candidates, the greedy choice within
+        the mask is played instead.
+        """
+        legal = _legal(action_mask)
+        side = 0 if state.player == rules.BLACK else 1
+        mask = np.zeros(rules.CELLS, dtype=np.bool_)
+        mask[legal] = True
+        tree = self._tree
+        search.init_root(tree, state.board.copy(), state.eggs.copy(), state.meta.copy(), mask)
+        n = int(tree[search.T_N_CANDIDATES][0, side])
+        if n == 0:
+            return self._fallback.act_with_state(state, action_mask)
+        rules.seed_numba(int(self.rng.integers(2**31)))
+        mode = SELECTIONS[self.selection]
+        if self.time_limit is None:
+            search.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
+            self.last_iterations = self.iterations
+        else:
+            deadline = time.perf_counter() + self.time_limit
+            done = 0
+            while time.perf_counter() < deadline:
+                search.run_search(tree, 32, mode, self.exploration, self.gamma)
+                done += 32
+            self.last_iterations = done
+        stats = search.T_STRATEGIES if mode == search.REGRET_MATCHING else search.T_VISITS
+        weights = tree[stats][0, side, :n].copy()
+        if weights.max() <= 0:
+            weights[:] = 1.0
+        weights[weights < self.min_share * weights.max()] = 0.0
+        choice = self.rng.choice(n, p=weights / weights.sum())
+        return int(tree[search.T_CANDIDATES][0, side, choice])
+
+
+register_agent(GAME, "random", RandomAgent)
+register_agent(GAME, "greedy", GreedyAgent)
+register_agent(GAME, "mcts", MCTSAgent)

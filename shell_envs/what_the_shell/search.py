@@ -1,0 +1,473 @@
+"""Compiled heuristics and simultaneous-move tree search for the What the Shell agents.
+
+Everything here runs on the rules engine (:mod:`.rules`): captures are found with
+:func:`rules.find_captures`, rounds are played with :func:`rules.step`, so no rule is written
+twice.  Two parts:
+
+* **Cell scoring** (:func:`score_cells`): a one-ply heuristic over the 140 five-cell windows of
+  the board.  A window is *alive* for a player when it holds no opponent turtle and no egg; a
+  cell is worth what it adds to the player's alive windows (completing a five dominates), plus
+  the value of the captures it makes (enemy turtles removed, eggs hatched, oldest first), and
+  what it denies the opponent (blocking takes the cell, and a collision lays an egg there),
+  minus a penalty when the new turtle could be captured next round.
+* **Tree search** (:func:`run_search`): simultaneous-move Monte Carlo tree search.  Each node
+  stores its position and each player's candidate cells (the top cells by :func:`score_cells`);
+  the two players select independently (decoupled UCT, or regret matching+), the joint choice
+  is played with :func:`rules.step`, and leaves are valued by :func:`evaluate`, a squashed
+  window score, or by the game's outcome.
+
+Values are from black's point of view in [0, 1] (1 = black wins, 0.5 = draw).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shell_envs.core.jit import jit
+from shell_envs.what_the_shell import rules
+
+WINDOW = 5
+
+# value of an alive window holding n turtles of one player (n = 5 is a winning line)
+WINDOW_VALUE = np.array([0.0, 1.0, 8.0, 60.0, 600.0, 100000.0])
+CAPTURED_TURTLE = 40.0
+CAPTURED_EGG = 6.0
+HATCHED_EGG = 30.0
+VULNERABLE = 45.0
+DEFENCE = 0.9
+EVAL_SCALE = 400.0
+
+UCB, REGRET_MATCHING = 0, 1
+
+# positions in the tuple made by new_tree
+(
+    T_BOARDS,
+    T_EGGS,
+    T_METAS,
+    T_CANDIDATES,
+    T_N_CANDIDATES,
+    T_VISITS,
+    T_VALUES,
+    T_STRATEGIES,
+    T_NODE_VISITS,
+    T_CHILDREN,
+    T_N_NODES,
+) = range(11)
+
+NO_CHILD = -1
+UNEXPANDED = -1
+
+
+def _windows() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every five-cell window in a line, and for each cell the windows that contain it."""
+    windows = []
+    for r in range(rules.SIZE):
+        for c in range(rules.SIZE):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + dr * k, c + dc * k) for k in range(WINDOW)]
+                if all(0 <= rr < rules.SIZE and 0 <= cc < rules.SIZE for rr, cc in cells):
+                    windows.append([rr * rules.SIZE + cc for rr, cc in cells])
+    table = np.array(windows, dtype=np.int64)
+    per_cell = np.full((rules.CELLS, 4 * WINDOW), -1, dtype=np.int64)
+    n_per_cell = np.zeros(rules.CELLS, dtype=np.int64)
+    for w, cells in enumerate(windows):
+        for cell in cells:
+            per_cell[cell, n_per_cell[cell]] = w
+            n_per_cell[cell] += 1
+    return table, per_cell, n_per_cell
+
+
+WINDOWS, CELL_WINDOWS, CELL_N_WINDOWS = _windows()
+N_WINDOWS = WINDOWS.shape[0]
+
+
+@jit
+def window_counts(board, counts):
+    """``counts[w, v]``: how many cells of window ``w`` hold value ``v`` (a board value)."""
+    counts[:, :] = 0
+    for w in range(N_WINDOWS):
+        for k in range(WINDOW):
+            counts[w, board[WINDOWS[w, k]]] += 1
+
+
+@jit
+def _gain(counts, cell, player, eggs_allowed):
+    """What a turtle of ``player`` on ``cell`` adds to its alive windows.
+
+    ``eggs_allowed`` windows may hold that many eggs (1 to value a hatching egg in place).
+    """
+    opponent = 3 - player
+    total = 0.0
+    for i in range(CELL_N_WINDOWS[cell]):
+        w = CELL_WINDOWS[cell, i]
+        if counts[w, opponent] == 0 and counts[w, rules.EGG] == eggs_allowed:
+            n = counts[w, player]
+            if n < WINDOW:
+                total += WINDOW_VALUE[n + 1] - WINDOW_VALUE[n]
+    return total
+
+
+@jit
+def _importance(counts, cell, player):
+    """What ``player`` loses in its alive windows when its turtle on ``cell`` is removed."""
+    opponent = 3 - player
+    total = 0.0
+    for i in range(CELL_N_WINDOWS[cell]):
+        w = CELL_WINDOWS[cell, i]
+        if counts[w, opponent] == 0 and counts[w, rules.EGG] == 0:
+            n = counts[w, player]
+            total += WINDOW_VALUE[n] - WINDOW_VALUE[n - 1]
+    return total
+
+
+@jit
+def _clear_flags(flags, cell):
+    """Zero the capture flags ``rules.find_captures`` may have set around anchor ``cell``."""
+    flags[cell] = 0
+    for d in range(8):
+        for k in range(2):
+            near = rules.RAYS[cell, d, k]
+            if near >= 0:
+                flags[near] = 0
+
+
+@jit
+def _capture_value(board, eggs, meta, counts, cell, player, flags, anchors):
+    """Value of the captures a turtle of ``player`` on empty ``cell`` makes, with their hatching."""
+    opponent = 3 - player
+    board[cell] = player
+    flags[cell] = rules.ANCHOR
+    anchors[0] = cell
+    n = rules.find_captures(board, player, anchors, 1, flags)
+    board[cell] = rules.EMPTY
+    if n == 0:
+        _clear_flags(flags, cell)
+        return 0.0
+    value = 0.0
+    for d in range(8):
+        for k in range(2):
+            x = rules.RAYS[cell, d, k]
+            if x >= 0 and flags[x] & rules.DOOMED:
+                if board[x] == opponent:
+                    value += CAPTURED_TURTLE + _importance(counts, x, opponent)
+                else:
+                    value += CAPTURED_EGG
+    hatched = 0
+    for i in range(meta[rules.N_EGGS]):
+        if hatched == n:
+            break
+        egg = eggs[i]
+        if flags[egg] & rules.DOOMED:
+            continue
+        value += HATCHED_EGG + _gain(counts, egg, player, 1)
+        hatched += 1
+    _clear_flags(flags, cell)
+    return value
+
+
+@jit
+def _vulnerable(board, cell, player, flags, anchors):
+    """True when a turtle of ``player`` on ``cell`` could be captured by the next enemy turtle."""
+    opponent = 3 - player
+    paired = False
+    for d in range(8):
+        near = rules.RAYS[cell, d, 0]
+        if near >= 0 and (board[near] == player or board[near] == rules.EGG):
+            paired = True
+            break
+    if not paired:
+        return False
+    board[cell] = player
+    found = False
+    for d in range(8):
+        for k in range(2):
+            y = rules.RAYS[cell, d, k]
+            if y < 0 or board[y] != rules.EMPTY:
+                continue
+            board[y] = opponent
+            flags[y] = rules.ANCHOR
+            anchors[0] = y
+            n = rules.find_captures(board, opponent, anchors, 1, flags)
+            hit = n > 0 and (flags[cell] & rules.DOOMED) != 0
+            _clear_flags(flags, y)
+            board[y] = rules.EMPTY
+            if hit:
+                found = True
+                break
+        if found:
+            break
+    board[cell] = rules.EMPTY
+    return found
+
+
+@jit
+def attack_scores(board, eggs, meta, counts, player, out):
+    """``out[cell]``: what a turtle of ``player`` on each empty cell gains; -inf if occupied."""
+    flags = np.zeros(rules.CELLS, dtype=np.int8)
+    anchors = np.zeros(1, dtype=np.int64)
+    for cell in range(rules.CELLS):
+        if board[cell] != rules.EMPTY:
+            out[cell] = -np.inf
+            continue
+        value = _gain(counts, cell, player, 0)
+        value += _capture_value(board, eggs, meta, counts, cell, player, flags, anchors)
+        if _vulnerable(board, cell, player, flags, anchors):
+            value -= VULNERABLE
+        out[cell] = value
+
+
+@jit
+def score_both(board, eggs, meta, black_out, white_out):
+    """Both players' one-ply cell values (see :func:`score_cells`), sharing the window counts."""
+    counts = np.zeros((N_WINDOWS, 4), dtype=np.int32)
+    window_counts(board, counts)
+    attack_scores(board, eggs, meta, counts, rules.BLACK, black_out)
+    attack_scores(board, eggs, meta, counts, rules.WHITE, white_out)
+    for cell in range(rules.CELLS):
+        if board[cell] == rules.EMPTY:
+            b = black_out[cell]
+            w = white_out[cell]
+            black_out[cell] = b + DEFENCE * max(w, 0.0)
+            white_out[cell] = w + DEFENCE * max(b, 0.0)
+
+
+@jit
+def score_cells(board, eggs, meta, player, out):
+    """``out[cell]``: the one-ply value of ``player`` choosing each cell (-inf if occupied).
+
+    Own gain plus ``DEFENCE`` times the opponent's gain on the same cell: taking a cell, or
+    colliding on it, denies it to the opponent.
+    """
+    theirs = np.empty(rules.CELLS, dtype=np.float64)
+    if player == rules.BLACK:
+        score_both(board, eggs, meta, out, theirs)
+    else:
+        score_both(board, eggs, meta, theirs, out)
+
+
+@jit
+def _top(board, scores, k, out):
+    """Write the ``k`` best empty cells by ``scores`` into ``out``; returns how many."""
+    order = np.argsort(-scores)
+    n = 0
+    for i in range(rules.CELLS):
+        if n == k:
+            break
+        cell = order[i]
+        if board[cell] == rules.EMPTY:
+            out[n] = cell
+            n += 1
+    return n
+
+
+@jit
+def evaluate(board, meta):
+    """Black's value in [0, 1]: the outcome when decided, else the squashed window scores."""
+    outcome = meta[rules.OUTCOME]
+    if outcome == rules.BLACK_WINS:
+        return 1.0
+    if outcome == rules.WHITE_WINS:
+        return 0.0
+    if outcome == rules.DRAW:
+        return 0.5
+    counts = np.zeros((N_WINDOWS, 4), dtype=np.int32)
+    window_counts(board, counts)
+    diff = 0.0
+    for w in range(N_WINDOWS):
+        if counts[w, rules.EGG] == 0:
+            if counts[w, rules.WHITE] == 0:
+                diff += WINDOW_VALUE[counts[w, rules.BLACK]]
+            elif counts[w, rules.BLACK] == 0:
+                diff -= WINDOW_VALUE[counts[w, rules.WHITE]]
+    return 0.5 + 0.5 * np.tanh(diff / EVAL_SCALE)
+
+
+def new_tree(capacity: int, k: int) -> tuple[np.ndarray, ...]:
+    """Preallocated arrays for a search tree of ``capacity`` nodes with ``k`` candidates a side.
+
+    Indexed by the ``T_*`` constants: boards, egg queues, metas, candidate cells
+    ``[node, side, i]``, candidate counts, visits per candidate, value sums (UCB) or regrets
+    (regret matching), cumulative strategies, node visits, children by joint choice
+    ``[node, black_i, white_i]``, and the node count.
+    """
+    return (
+        np.zeros((capacity, rules.CELLS), dtype=np.int8),
+        np.zeros((capacity, rules.CELLS), dtype=np.int8),
+        np.zeros((capacity, rules.META_SIZE), dtype=np.int32),
+        np.zeros((capacity, 2, k), dtype=np.int64),
+        np.zeros((capacity, 2), dtype=np.int64),
+        np.zeros((capacity, 2, k), dtype=np.float64),
+        np.zeros((capacity, 2, k), dtype=np.float64),
+        np.zeros((capacity, 2, k), dtype=np.float64),
+        np.zeros(capacity, dtype=np.float64),
+        np.full((capacity, k, k), NO_CHILD, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+    )
+
+
+@jit
+def _init_node(tree, node, board, eggs, meta):
+    """Store a position in ``node`` and reset its statistics; candidates wait for :func:`_expand`.
+
+    Most leaves are valued once and never revisited, so scoring their cells up front is waste.
+    """
+    tree[T_BOARDS][node] = board
+    tree[T_EGGS][node] = eggs
+    tree[T_METAS][node] = meta
+    tree[T_N_CANDIDATES][node] = UNEXPANDED
+    tree[T_VISITS][node] = 0.0
+    tree[T_VALUES][node] = 0.0
+    tree[T_STRATEGIES][node] = 0.0
+    tree[T_NODE_VISITS][node] = 0.0
+    tree[T_CHILDREN][node] = NO_CHILD
+
+
+@jit
+def _expand(tree, node):
+    """Pick both sides' candidates at ``node``: their ``k`` best cells by :func:`score_both`."""
+    cands = tree[T_CANDIDATES]
+    n_cands = tree[T_N_CANDIDATES]
+    board = tree[T_BOARDS][node]
+    black = np.empty(rules.CELLS, dtype=np.float64)
+    white = np.empty(rules.CELLS, dtype=np.float64)
+    score_both(board, tree[T_EGGS][node], tree[T_METAS][node], black, white)
+    k = cands.shape[2]
+    n_cands[node, 0] = _top(board, black, k, cands[node, 0])
+    n_cands[node, 1] = _top(board, white, k, cands[node, 1])
+
+
+@jit
+def init_root(tree, board, eggs, meta, mask):
+    """Make ``board`` the root of a fresh tree; its candidates are restricted to ``mask``."""
+    cands = tree[T_CANDIDATES]
+    n_cands = tree[T_N_CANDIDATES]
+    tree[T_N_NODES][0] = 1
+    _init_node(tree, 0, board, eggs, meta)
+    _expand(tree, 0)
+    for side in range(2):
+        n = 0
+        for i in range(n_cands[0, side]):
+            if mask[cands[0, side, i]]:
+                cands[0, side, n] = cands[0, side, i]
+                n += 1
+        n_cands[0, side] = n
+
+
+@jit
+def _select(tree, node, side, selection, exploration, gamma, sigma):
+    """Choose a candidate index for ``side`` at ``node``; ``sigma[0]`` gets its probability."""
+    n = tree[T_N_CANDIDATES][node, side]
+    visits = tree[T_VISITS]
+    values = tree[T_VALUES]
+    strategies = tree[T_STRATEGIES]
+    node_visits = tree[T_NODE_VISITS]
+    sigma[0] = 1.0
+    if selection == UCB:
+        for i in range(n):
+            if visits[node, side, i] == 0.0:
+                return i
+        log_n = np.log(node_visits[node])
+        best = 0
+        best_value = -np.inf
+        for i in range(n):
+            v = visits[node, side, i]
+            ucb = values[node, side, i] / v + exploration * np.sqrt(log_n / v)
+            if ucb > best_value:
+                best_value = ucb
+                best = i
+        return best
+    positive = 0.0
+    for i in range(n):
+        positive += max(values[node, side, i], 0.0)
+    probs = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        own = max(values[node, side, i], 0.0) / positive if positive > 0.0 else 1.0 / n
+        probs[i] = (1.0 - gamma) * own + gamma / n
+        strategies[node, side, i] += probs[i]
+    r = np.random.random()
+    acc = 0.0
+    for i in range(n - 1):
+        acc += probs[i]
+        if r < acc:
+            sigma[0] = probs[i]
+            return i
+    sigma[0] = probs[n - 1]
+    return n - 1
+
+
+@jit
+def _update(tree, node, side, chosen, prob, reward, selection):
+    """Credit ``reward`` (in [0, 1], from ``side``'s point of view) to its choice at ``node``."""
+    values = tree[T_VALUES]
+    tree[T_VISITS][node, side, chosen] += 1.0
+    if selection == UCB:
+        values[node, side, chosen] += reward
+        return
+    for i in range(tree[T_N_CANDIDATES][node, side]):
+        estimate = reward / prob if i == chosen else 0.0
+        values[node, side, i] = max(values[node, side, i] + estimate - reward, 0.0)
+
+
+@jit
+def run_search(tree, iterations, selection, exploration, gamma):
+    """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
+
+    Each iteration descends by both sides' independent choices (expanding a node the second
+    time it is reached), adds one node while capacity lasts, values it with :func:`evaluate`
+    and credits the value along the path.
+    """
+    boards = tree[T_BOARDS]
+    egg_queues = tree[T_EGGS]
+    metas = tree[T_METAS]
+    cands = tree[T_CANDIDATES]
+    n_cands = tree[T_N_CANDIDATES]
+    node_visits = tree[T_NODE_VISITS]
+    children = tree[T_CHILDREN]
+    n_nodes = tree[T_N_NODES]
+    capacity = boards.shape[0]
+    depth_cap = 4 * rules.CELLS
+    path_nodes = np.empty(depth_cap, dtype=np.int64)
+    path_choice = np.empty((depth_cap, 2), dtype=np.int64)
+    path_prob = np.empty((depth_cap, 2), dtype=np.float64)
+    sigma = np.empty(1, dtype=np.float64)
+    info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
+    board = np.empty(rules.CELLS, dtype=np.int8)
+    eggs = np.empty(rules.CELLS, dtype=np.int8)
+    meta = np.empty(rules.META_SIZE, dtype=np.int32)
+    for _ in range(iterations):
+        node = 0
+        depth = 0
+        while True:
+            if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
+                value = evaluate(boards[node], metas[node])
+                break
+            if n_cands[node, 0] == UNEXPANDED:
+                _expand(tree, node)
+            b = _select(tree, node, 0, selection, exploration, gamma, sigma)
+            path_prob[depth, 0] = sigma[0]
+            w = _select(tree, node, 1, selection, exploration, gamma, sigma)
+            path_prob[depth, 1] = sigma[0]
+            path_nodes[depth] = node
+            path_choice[depth, 0] = b
+            path_choice[depth, 1] = w
+            depth += 1
+            child = children[node, b, w]
+            if child != NO_CHILD:
+                node = child
+                continue
+            board[:] = boards[node]
+            eggs[:] = egg_queues[node]
+            meta[:] = metas[node]
+            rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info)
+            if n_nodes[0] < capacity:
+                child = n_nodes[0]
+                n_nodes[0] += 1
+                children[node, b, w] = child
+                _init_node(tree, child, board, eggs, meta)
+            value = evaluate(board, meta)
+            break
+        for i in range(depth):
+            at = path_nodes[i]
+            node_visits[at] += 1.0
+            _update(tree, at, 0, path_choice[i, 0], path_prob[i, 0], value, selection)
+            _update(tree, at, 1, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
