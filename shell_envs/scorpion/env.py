@@ -17,12 +17,13 @@ from shell_envs.scorpion.encoders import ENCODERS
 from shell_envs.scorpion.messages import LANGS, message
 from shell_envs.scorpion.render import render_ansi, render_rgb
 from shell_envs.scorpion.state import ScorpionState
+from shell_envs.scorpion.winnable import pick_winnable_seed
 
 DEFAULT_MAX_MOVES = 1000
 RULES = ("classic", "relaxed")
 ILLEGAL_ACTIONS = ("reject", "raise")
 REWARDS = ("score", "win")
-_OPTIONS = ("deal", "position")
+_OPTIONS = ("deal", "position", "winnable_only")
 
 
 class ScorpionEnv(gym.Env):
@@ -47,6 +48,7 @@ class ScorpionEnv(gym.Env):
         reward: str = "score",
         mask_in_obs: bool = False,
         render_mode: str | None = None,
+        winnable_only: bool = False,
     ) -> None:
         self.rules = choice("rules", rules, RULES)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
@@ -54,6 +56,7 @@ class ScorpionEnv(gym.Env):
         self.lang = choice("lang", lang, LANGS)
         self.reward_mode = choice("reward", reward, REWARDS)
         self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
+        self.winnable_only = flag("winnable_only", winnable_only)
         self.max_moves = positive_int("max_moves", max_moves, allow_none=True)
         if render_mode is not None:
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
@@ -87,7 +90,11 @@ class ScorpionEnv(gym.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Start a game: deal number ``seed``, or ``options["deal"]`` / ``options["position"]``."""
+        """Start a game: deal number ``seed``, or ``options["deal"]`` / ``options["position"]``.
+
+        With ``winnable_only`` (keyword, or ``options["winnable_only"]``) and no explicit deal
+        or position, ``seed`` instead draws the deal from the numbers the solver proved winnable.
+        """
         super().reset(seed=seed)
         options = {} if options is None else options
         if not isinstance(options, Mapping):
@@ -97,6 +104,9 @@ class ScorpionEnv(gym.Env):
             raise ValueError(f"unknown reset option(s) {unknown}; accepted: {', '.join(_OPTIONS)}")
         if "deal" in options and "position" in options:
             raise ValueError("pass either options['deal'] or options['position'], not both")
+        winnable = flag(
+            "options['winnable_only']", options.get("winnable_only", self.winnable_only)
+        )
         self._deal = None
         if "position" in options:
             state = ScorpionState.from_position(options["position"], self._relaxed)
@@ -104,7 +114,9 @@ class ScorpionEnv(gym.Env):
             state = ScorpionState.from_deal(options["deal"], self._relaxed)
         else:
             number = options.get("deal", seed)
-            if number is None:
+            if winnable and "deal" not in options:
+                number = pick_winnable_seed(self.np_random, self.rules)
+            elif number is None:
                 number = int(self.np_random.integers(0, 2**62))
             state = ScorpionState.from_number(number, self._relaxed)
             self._deal = int(number)

@@ -1,0 +1,56 @@
+"""Deal numbers the solver proved winnable, shipped with the package, for winnable-only games.
+
+Each rule set has a list ``shell_envs/data/scorpion_winnable_<rules>.txt``: one deal per line,
+``seed`` then optionally the winning line as env actions, written by
+``benchmarks/scorpion_winnable_seeds.py`` from the winnability study's results.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+import numpy as np
+
+RULES = ("classic", "relaxed")
+
+
+def _check_rules(rules: str) -> str:
+    """Validate a rule-set name."""
+    if rules not in RULES:
+        raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
+    return rules
+
+
+@cache
+def _table(rules: str) -> tuple[tuple[int, ...], dict[int, tuple[int, ...]]]:
+    """The seeds of a rule set and the stored solutions, read once."""
+    name = f"scorpion_winnable_{_check_rules(rules)}.txt"
+    text = resources.files("shell_envs").joinpath("data", name).read_text(encoding="utf-8")
+    seeds: list[int] = []
+    lines: dict[int, tuple[int, ...]] = {}
+    for raw in text.splitlines():
+        parts = raw.split("#", 1)[0].split()
+        if not parts:
+            continue
+        seed = int(parts[0])
+        seeds.append(seed)
+        if len(parts) > 1:
+            lines[seed] = tuple(int(a) for a in parts[1:])
+    return tuple(seeds), lines
+
+
+def winnable_seeds(rules: str = "classic") -> tuple[int, ...]:
+    """Deal numbers proven winnable under ``rules`` (``"classic"`` or ``"relaxed"``)."""
+    return _table(rules)[0]
+
+
+def stored_solution(rules: str, seed: int) -> tuple[int, ...] | None:
+    """The stored winning line (env actions) of a winnable seed, or None if not stored."""
+    return _table(rules)[1].get(int(seed))
+
+
+def pick_winnable_seed(rng: np.random.Generator, rules: str = "classic") -> int:
+    """A winnable deal number drawn uniformly from the shipped list with ``rng``."""
+    seeds = winnable_seeds(rules)
+    return int(seeds[int(rng.integers(len(seeds)))])
