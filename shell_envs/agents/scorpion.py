@@ -1,0 +1,369 @@
+"""Built-in Scorpion agents: ``random``, ``greedy`` and ``lookahead``, all playing fair.
+
+Scorpion hides cards: 12 face down and 3 in the reserve.  The agents decide from a
+:class:`ScorpionView`, the position with those cards masked out (:data:`HIDDEN`) and the list
+of cards whose place is unknown, never from the hidden cards themselves.  Whoever runs a game
+passes ``ScorpionView.from_env(env)`` to :meth:`act_with_state` (or the agent decodes the
+same view from a ``"tableau"`` or ``"cards"`` observation in :meth:`act`).  The heavy loops
+are compiled in :mod:`shell_envs.scorpion.search` and play moves with the rules engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from shell_envs.agents.base import register_agent
+from shell_envs.scorpion import rules, search
+from shell_envs.scorpion.state import ScorpionState
+
+GAME = "scorpion"
+HIDDEN = search.HIDDEN
+RULES = ("classic", "relaxed")
+CLASSIC_SAMPLES = 20
+RELAXED_SAMPLES = 6
+TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
+TIE_NOISE = 0.01  # greedy: random noise below any real difference in gain, to break ties
+_TABLEAU_SIZE = 366
+_CARDS_SIZE = 217
+
+
+@dataclass(frozen=True, eq=False)
+class ScorpionView:
+    """What a Scorpion player sees: the rule arrays with the hidden cards masked out.
+
+    ``tab``, ``lens``, ``fd``, ``reserve`` and ``meta`` follow :mod:`shell_envs.scorpion.rules`,
+    except that every face-down card in ``tab`` and every reserve card still undealt is
+    :data:`HIDDEN` (``-2``), and ``meta`` keeps no undo history.  ``unseen`` lists, sorted, the
+    cards that are neither face up nor removed: the ones whose place the player does not know.
+    All arrays are read-only copies.
+    """
+
+    tab: np.ndarray
+    lens: np.ndarray
+    fd: np.ndarray
+    reserve: np.ndarray
+    meta: np.ndarray
+    unseen: np.ndarray
+
+    @classmethod
+    def from_state(cls, state: ScorpionState) -> ScorpionView:
+        """The player's view of a full game state: face-down and reserve cards are masked."""
+        tab = state.tab.copy()
+        depth = np.arange(rules.MAX_DEPTH)
+        tab[depth[None, :] < state.fd[:, None]] = HIDDEN
+        reserve = np.where(state.reserve >= 0, HIDDEN, -1).astype(np.int8)
+        meta = state.meta.copy()
+        meta[rules.M_HIST_COUNT] = 0
+        meta[rules.M_HIST_HEAD] = 0
+        return cls._build(tab, state.lens.copy(), state.fd.copy(), reserve, meta)
+
+    @classmethod
+    def from_env(cls, env: Any) -> ScorpionView:
+        """The view of the game in a ``Scorpion-v0`` env (wrapped or not)."""
+        return cls.from_state(env.unwrapped.get_state())
+
+    @classmethod
+    def from_observation(cls, observation: Any, relaxed: bool = False) -> ScorpionView:
+        """Decode a ``"tableau"`` or ``"cards"`` observation (or its Dict) into a view.
+
+        Observations do not carry the rule, the score or the move count: ``relaxed`` gives the
+        rule, and score and moves read 0.
+        """
+        if isinstance(observation, dict):
+            observation = observation["observation"]
+        obs = np.asarray(observation).astype(np.int64)
+        tab = np.full((rules.N_COLUMNS, rules.MAX_DEPTH), -1, np.int8)
+        lens = np.zeros(rules.N_COLUMNS, np.int8)
+        fd = np.zeros(rules.N_COLUMNS, np.int8)
+        if obs.shape == (_TABLEAU_SIZE,):
+            cells = obs[:364].reshape(rules.N_COLUMNS, rules.MAX_DEPTH)
+            for c in range(rules.N_COLUMNS):
+                n = int(np.count_nonzero(cells[c]))
+                lens[c] = n
+                fd[c] = int(np.count_nonzero(cells[c] == 53))
+                tab[c, :n] = np.where(cells[c, :n] == 53, HIDDEN, cells[c, :n] - 1)
+            in_reserve, removed = int(obs[364]), int(obs[365])
+            gone = _whole_missing_suits(tab, removed)
+        elif obs.shape == (_CARDS_SIZE,):
+            cards = obs[:208].reshape(rules.N_CARDS, 4)
+            fd[:] = obs[208:215]
+            tab[:, :] = -1
+            for c in range(rules.N_COLUMNS):
+                tab[c, : fd[c]] = HIDDEN
+                lens[c] = fd[c]
+            for card in np.flatnonzero(cards[:, 3] == 1):
+                c, d = int(cards[card, 0]), int(cards[card, 1])
+                tab[c, d] = card
+                lens[c] = max(int(lens[c]), d + 1)
+            in_reserve, removed = int(obs[215]), int(obs[216])
+            gone = sorted({int(i) // 13 for i in np.flatnonzero(cards[:, 0] == 8)})
+        else:
+            raise ValueError(
+                f"cannot read a Scorpion position from an observation of shape {obs.shape}: use "
+                "the 'tableau' or 'cards' encoder, or call act_with_state with a ScorpionView"
+            )
+        meta = np.zeros(rules.META_SIZE, np.int32)
+        meta[rules.M_SLOTS : rules.M_SLOTS + 4] = -1
+        meta[rules.M_SLOTS : rules.M_SLOTS + len(gone)] = gone
+        meta[rules.M_REMOVED] = removed
+        meta[rules.M_RESERVE_DEALT] = 0 if in_reserve else 1
+        meta[rules.M_RELAXED] = 1 if relaxed else 0
+        reserve = np.full(3, HIDDEN if in_reserve else -1, np.int8)
+        return cls._build(tab, lens, fd, reserve, meta)
+
+    @classmethod
+    def _build(
+        cls, tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, reserve: np.ndarray, meta: Any
+    ) -> ScorpionView:
+        """Freeze the arrays and work out the unseen cards."""
+        known = np.zeros(rules.N_CARDS, np.bool_)
+        known[tab[tab >= 0]] = True
+        for s in meta[rules.M_SLOTS : rules.M_SLOTS + int(meta[rules.M_REMOVED])]:
+            known[int(s) * 13 : int(s) * 13 + 13] = True
+        unseen = np.flatnonzero(~known).astype(np.int8)
+        arrays = []
+        for array in (tab, lens, fd, reserve, meta, unseen):
+            array = np.ascontiguousarray(array)
+            array.flags.writeable = False
+            arrays.append(array)
+        return cls(*arrays)
+
+    @property
+    def relaxed(self) -> bool:
+        """Whether the Relaxed rule is in force."""
+        return bool(self.meta[rules.M_RELAXED])
+
+    @property
+    def hidden_count(self) -> int:
+        """Places whose card is unknown: face-down cards plus undealt reserve cards."""
+        return int(np.count_nonzero(self.tab == HIDDEN) + np.count_nonzero(self.reserve == HIDDEN))
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """Writable copies of ``(tab, lens, fd, reserve, meta)`` for the compiled helpers."""
+        return (
+            self.tab.copy(),
+            self.lens.copy(),
+            self.fd.copy(),
+            self.reserve.copy(),
+            self.meta.copy(),
+        )
+
+    def position_hash(self) -> int:
+        """A hash of the visible layout, the same for positions a player cannot tell apart."""
+        return int(search.position_hash(self.tab, self.lens, self.fd, self.meta))
+
+    def determinize(self, rng: np.random.Generator) -> ScorpionState:
+        """One full state consistent with the view: the unseen cards dealt at random into it."""
+        tab, lens, fd, reserve, meta = self.arrays()
+        seed = np.zeros(1, np.int64)
+        rules.rng_seed(seed, int(rng.integers(2**62)))
+        search.fill_hidden(tab, lens, fd, reserve, self.unseen, len(self.unseen), seed)
+        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+        return ScorpionState((tab, lens, fd, reserve, meta, hist))
+
+
+def _whole_missing_suits(tab: np.ndarray, removed: int) -> list[int]:
+    """The first ``removed`` suits none of whose cards is face up (the removed sequences)."""
+    visible = {int(c) // 13 for c in tab[tab >= 0]}
+    return [s for s in range(4) if s not in visible][:removed]
+
+
+def _legal(action_mask: np.ndarray) -> np.ndarray:
+    """The legal actions, undo left out unless it is the only one; an error when there are none."""
+    legal = np.flatnonzero(np.asarray(action_mask))
+    if legal.size == 0:
+        raise ValueError("the action mask has no legal action")
+    moves = legal[legal != rules.UNDO_ACTION]
+    return moves if moves.size else legal
+
+
+def _check_rules(value: str) -> bool:
+    """Validate a ``rules`` keyword; True for Relaxed."""
+    if value not in RULES:
+        raise ValueError(f"rules must be 'classic' or 'relaxed', got {value!r}")
+    return value == "relaxed"
+
+
+class _FairAgent:
+    """Shared plumbing: seeding, decoding observations, the memory of positions seen."""
+
+    def __init__(self, seed: int | None = None, rules: str = "classic") -> None:
+        self.relaxed = _check_rules(rules)
+        self.rng = np.random.default_rng(seed)
+        self._visited: set[int] = set()
+        self._last_moves = 0
+
+    def reset(self, seed: int | None = None) -> None:
+        """New game: forget the positions seen; reseed (a None seed keeps the generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self._visited = set()
+        self._last_moves = 0
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """Decide from the view decoded from a ``"tableau"`` or ``"cards"`` observation."""
+        view = ScorpionView.from_observation(observation, self.relaxed)
+        return self.act_with_state(view, action_mask)
+
+    def _remember(self, view: ScorpionView) -> np.ndarray:
+        """Record the current position; returns the sorted hashes of every position seen."""
+        moves = int(view.meta[rules.M_MOVES])
+        if moves < self._last_moves:
+            self._visited = set()
+        self._last_moves = moves
+        self._visited.add(view.position_hash())
+        return np.array(sorted(self._visited), np.int64)
+
+
+class RandomAgent:
+    """Uniform over the legal actions (never undo unless it is the only one)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """A uniformly random legal action."""
+        return int(self.rng.choice(_legal(action_mask)))
+
+
+class GreedyAgent(_FairAgent):
+    """One move ahead: the move whose result scores best by :func:`search.evaluate`.
+
+    It prefers sequence removals, turning face-down cards and same-suit builds; it never
+    shuffles a king-headed column between empty columns, never returns to a position it has
+    already been in, and deals the reserve only when no move gains anything.  Ties are broken
+    at random (seeded).
+    """
+
+    name = "greedy"
+
+    def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
+        """The greedy move for ``state``."""
+        legal = _legal(action_mask)
+        visited = self._remember(state)
+        if legal.size == 1:
+            return int(legal[0])
+        tab, lens, fd, reserve, meta = state.arrays()
+        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+        rng = np.zeros(1, np.int64)
+        rules.rng_seed(rng, int(self.rng.integers(2**62)))
+        moves = legal.astype(np.int64)
+        n = len(visited)
+        choice = search.greedy_choice(
+            tab, lens, fd, reserve, meta, hist, moves, len(moves), rng, TIE_NOISE, visited, n
+        )
+        if choice == search.NO_MOVE:
+            return int(self.rng.choice(legal))
+        return int(choice)
+
+
+class LookaheadAgent(_FairAgent):
+    """Determinized search: sample the hidden cards, roll each move out, average.
+
+    For each of ``samples`` deals of the unseen cards into the hidden places (consistent with
+    everything visible), every legal move is played and followed by ``rollouts`` rollouts of
+    ``depth`` moves under a fast greedy policy with noise (:func:`search.rollout_values`,
+    :func:`search.quick_gain`); the move with the best mean
+    final evaluation is played, near-ties going to the best immediate gain.  The real hidden
+    cards are never read: the agent only gets a :class:`ScorpionView`.  Like ``greedy`` it
+    skips pointless king shuffles and positions it has already been in.
+
+    Args:
+        samples: determinizations per decision; None: 20 under Classic, 6 under Relaxed
+            (Relaxed positions have several times more moves to roll out).
+        rollouts: rollouts per move and determinization (the best one counts).
+        depth: moves per rollout.
+        noise: randomness of the rollout policy (uniform noise added to move gains).
+        deal_last: consider dealing the reserve only when no card move gains anything; None:
+            under Classic only, where an early deal just buries the tops of columns 1–3,
+            while under Relaxed the three new cards are worth more early.
+        seed: seeds the sampling.
+        rules: the rule assumed when deciding from an observation (views carry their own).
+    """
+
+    name = "lookahead"
+
+    def __init__(
+        self,
+        samples: int | None = None,
+        rollouts: int = 1,
+        depth: int = 30,
+        noise: float = 0.5,
+        deal_last: bool | None = None,
+        seed: int | None = None,
+        rules: str = "classic",
+    ) -> None:
+        super().__init__(seed, rules)
+        for key, value in (("samples", samples), ("rollouts", rollouts), ("depth", depth)):
+            if key == "samples" and value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{key} must be a positive integer, got {value!r}")
+        if not noise >= 0:
+            raise ValueError(f"noise must be non-negative, got {noise!r}")
+        self.samples = None if samples is None else int(samples)
+        self.rollouts = int(rollouts)
+        self.depth = int(depth)
+        self.noise = float(noise)
+        self.deal_last = None if deal_last is None else bool(deal_last)
+
+    def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
+        """The move with the best mean rollout value over sampled deals of the hidden cards."""
+        legal = _legal(action_mask)
+        visited = self._remember(state)
+        if legal.size == 1:
+            return int(legal[0])
+        tab, lens, fd, reserve, meta = state.arrays()
+        roots = np.array(
+            [a for a in legal if not search.is_pointless(tab, lens, fd, int(a))], np.int64
+        )
+        if roots.size == 0:
+            return int(self.rng.choice(legal))
+        if roots.size == 1:
+            return int(roots[0])
+        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+        hashes = np.empty(roots.size, np.int64)
+        gains = np.empty(roots.size, np.float64)
+        search.successors(tab, lens, fd, reserve, meta, hist, roots, roots.size, hashes, gains)
+        deal = roots == rules.RESERVE_ACTION
+        deal_last = not state.relaxed if self.deal_last is None else self.deal_last
+        if deal_last and deal.any() and np.any(gains[~deal] > 0):
+            keep = ~deal
+            roots, hashes, gains = roots[keep], hashes[keep], gains[keep]
+        values = np.empty(roots.size, np.float64)
+        search.rollout_values(
+            tab,
+            lens,
+            fd,
+            reserve,
+            meta,
+            state.unseen,
+            len(state.unseen),
+            roots,
+            roots.size,
+            self.samples or (RELAXED_SAMPLES if state.relaxed else CLASSIC_SAMPLES),
+            self.rollouts,
+            self.depth,
+            self.noise,
+            int(self.rng.integers(2**62)),
+            values,
+        )
+        values += TIE_BREAK * gains
+        values[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(roots[self.rng.choice(best)])
+
+
+register_agent(GAME, "random", RandomAgent)
+register_agent(GAME, "greedy", GreedyAgent)
+register_agent(GAME, "lookahead", LookaheadAgent)

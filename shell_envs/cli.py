@@ -1,0 +1,387 @@
+"""The ``shell-envs`` command line: ``bench``, ``play what-the-shell``, ``play scorpion``,
+``speed`` and ``solve`` (click).
+
+The ``play`` commands read standard input line by line, so they work at a keyboard and with
+piped input alike; a bad or illegal entry gets a message and a new prompt, and the end of
+the input ends the game politely.  Heavy modules are imported inside the commands, so
+``shell-envs --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from shell_envs import __version__
+
+WTS_OPPONENTS = ("random", "greedy", "mcts", "human")
+SCORPION_HELP = (
+    "Moves: a card and a column, e.g. '4H 7' (ranks A 2-9 T J Q K, also 10; suits S H D C) "
+    "moves 4H and everything above it onto column 7.  d = deal the reserve, u = undo, "
+    "h = hint, q = quit."
+)
+WTS_HELP = (
+    "Type a cell: a column letter a-i and a row 1-9, e.g. 'e5' (a1 is the top-left cell). q = quit."
+)
+_MOVE = re.compile(r"^(10|[2-9tjqka])\s*([shdc♠♥♦♣])\s*(?:->|→|>|,|to|on)?\s*(\d+)$", re.I)
+
+
+def _read(prompt: str) -> str | None:
+    """Prompt and read one line of standard input; None at the end of the input."""
+    click.echo(prompt, nl=False)
+    stream = sys.stdin
+    line = stream.readline()
+    if not line:
+        click.echo()
+        return None
+    if not stream.isatty():
+        click.echo(line.rstrip("\n"))
+    return line.strip()
+
+
+def _redraw(text: str) -> None:
+    """Clear the terminal (only when it is one) and draw ``text``."""
+    click.clear()
+    click.echo(text)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="shell-envs")
+def main() -> None:
+    """What the Shell and Scorpion: benchmarks, terminal play, speed and the Scorpion solver."""
+
+
+@main.command()
+@click.option("--quick", is_flag=True, help="A smaller plan that finishes in about a minute.")
+@click.option(
+    "--workers",
+    type=click.IntRange(1),
+    default=None,
+    help="Worker processes for the games (default: the CPUs available).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("results"),
+    show_default=True,
+    help="Folder for results.json, results.md and results.png.",
+)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Bench seed.")
+@click.option("--no-progress", is_flag=True, help="Hide the progress bars.")
+@click.option("--games", type=click.IntRange(1), default=None, hidden=True)
+@click.option("--deals", type=click.IntRange(1), default=None, hidden=True)
+def bench(
+    quick: bool,
+    workers: int | None,
+    out: Path,
+    seed: int,
+    no_progress: bool,
+    games: int | None,
+    deals: int | None,
+) -> None:
+    """Benchmark the built-in agents on both games and write the results folder.
+
+    What the Shell: a round robin of random, greedy and mcts with seats swapped (W/D/L with
+    Wilson intervals, Bradley–Terry ratings).  Scorpion: random, greedy and lookahead on the
+    same numbered deals, Classic and Relaxed (win rate with Wilson interval, mean score and
+    moves).
+    """
+    from shell_envs.bench import report
+    from shell_envs.bench.runner import run_bench
+
+    results, paths = run_bench(
+        quick=quick,
+        workers=workers,
+        out=out,
+        seed=seed,
+        games_per_pair=games,
+        deals=deals,
+        progress=not no_progress,
+    )
+    click.echo(report.markdown(results))
+    click.echo("Wrote " + ", ".join(str(p) for p in paths.values()))
+
+
+@main.group()
+def play() -> None:
+    """Play a game in the terminal."""
+
+
+@play.command("what-the-shell")
+@click.option(
+    "--opponent",
+    type=click.Choice(WTS_OPPONENTS),
+    default="greedy",
+    show_default=True,
+    help="The agent you play against, or 'human' for two people at one keyboard.",
+)
+@click.option(
+    "--seat",
+    type=click.Choice(["black", "white"]),
+    default="black",
+    show_default=True,
+    help="Your colour against an agent.",
+)
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Agent seed.")
+@click.option(
+    "--iterations",
+    type=click.IntRange(1),
+    default=400,
+    show_default=True,
+    help="Search iterations per move of the mcts opponent.",
+)
+def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) -> None:
+    """Play What the Shell against an agent, or two people at one keyboard."""
+    from shell_envs import what_the_shell_v0
+    from shell_envs.agents import WhatTheShellView, choose_action, make_agent
+    from shell_envs.what_the_shell import rules
+    from shell_envs.what_the_shell.position import cell_index, cell_name
+    from shell_envs.what_the_shell.render import render_ansi
+
+    env = what_the_shell_v0.parallel_env()
+    observations, _ = env.reset(seed=seed)
+    humans = ["black", "white"] if opponent == "human" else [seat]
+    agent = None
+    if opponent != "human":
+        kwargs = {"iterations": iterations} if opponent == "mcts" else {}
+        agent = make_agent("what_the_shell", opponent, seed=seed, **kwargs)
+    names = {"black": "black (X)", "white": "white (O)"}
+    if opponent != "human":
+        other = "white" if seat == "black" else "black"
+        names = {seat: f"you ({seat})", other: f"{opponent} ({other})"}
+    last = "New game.  " + WTS_HELP
+    while env.agents:
+        _redraw(render_ansi(env.board, env.eggs, env.meta) + last)
+        actions: dict[str, int] = {}
+        for who in humans:
+            symbol = "X" if who == "black" else "O"
+            while True:
+                text = _read(f"{who} ({symbol}), your cell: ")
+                if text is None or text.lower() in ("q", "quit", "exit"):
+                    click.echo("Game abandoned.")
+                    return
+                if text in ("?", "h", "help"):
+                    click.echo(WTS_HELP)
+                    continue
+                try:
+                    cell = cell_index(text)
+                except ValueError as exc:
+                    click.echo(f"  {exc}")
+                    continue
+                reason = env.explain(cell)
+                if reason is not None:
+                    click.echo(f"  Illegal: {reason}; choose an empty cell.")
+                    continue
+                actions[who] = cell
+                break
+        for who in ("black", "white"):
+            if who not in actions and agent is not None:
+                actions[who] = choose_action(
+                    agent,
+                    observations[who]["observation"],
+                    observations[who]["action_mask"],
+                    WhatTheShellView.from_env(env, who),
+                )
+        observations, _, _, _, infos = env.step(actions)
+        info = infos["black"]
+        last = (
+            f"Round {info['round']}: {names['black']} played {cell_name(actions['black'])}, "
+            f"{names['white']} played {cell_name(actions['white'])}."
+        )
+        if info["collision"]:
+            last += "  Same cell: an egg is laid there."
+        if info["captures"] or info["opponent_captures"]:
+            last += (
+                f"  Captures: black {info['captures']}, white {info['opponent_captures']}; "
+                f"hatched: black {info['hatched']}, white {info['opponent_hatched']}."
+            )
+    outcome = int(env.meta[rules.OUTCOME])
+    result = {
+        rules.BLACK_WINS: "Black wins!",
+        rules.WHITE_WINS: "White wins!",
+        rules.DRAW: "Draw: the board is full.",
+    }.get(outcome, f"Stopped after {int(env.meta[rules.ROUNDS])} rounds: a draw.")
+    _redraw(render_ansi(env.board, env.eggs, env.meta) + last + "\n" + result)
+
+
+def _parse_move(text: str) -> tuple[int | None, str | None]:
+    """``"4H 7"`` → ``(action, None)``; anything unreadable → ``(None, message)``."""
+    from shell_envs.scorpion.cards import parse_card
+
+    match = _MOVE.match(text.strip())
+    if match is None:
+        return None, f"Could not read {text!r}.  {SCORPION_HELP}"
+    card = parse_card(match.group(1) + match.group(2))
+    column = int(match.group(3))
+    if not 1 <= column <= 7:
+        return None, f"There is no column {column}: columns are numbered 1 to 7."
+    return card * 7 + column - 1, None
+
+
+def _describe(action: int) -> str:
+    """A Scorpion action in words: ``"4H onto column 7"`` or ``"the reserve dealt"``."""
+    from shell_envs.scorpion import rules
+    from shell_envs.scorpion.cards import card_code
+
+    if action == rules.RESERVE_ACTION:
+        return "the reserve dealt"
+    card, dest = divmod(action, 7)
+    return f"{card_code(card)} onto column {dest + 1}"
+
+
+def _typed(action: int) -> str:
+    """What to type for a Scorpion action: ``"4H 7"`` or ``"d"``."""
+    from shell_envs.scorpion import rules
+    from shell_envs.scorpion.cards import card_code
+
+    if action == rules.RESERVE_ACTION:
+        return "d"
+    card, dest = divmod(action, 7)
+    return f"{card_code(card)} {dest + 1}"
+
+
+@play.command("scorpion")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Deal number.")
+@click.option(
+    "--rules",
+    type=click.Choice(["classic", "relaxed"]),
+    default="classic",
+    show_default=True,
+    help="Classic: build on the same suit; Relaxed: on any suit.",
+)
+@click.option(
+    "--lang",
+    type=click.Choice(["en", "hu"]),
+    default="en",
+    show_default=True,
+    help="Language of the rules' messages (hu: the original Hungarian).",
+)
+def play_scorpion(seed: int, rules: str, lang: str) -> None:
+    """Play Scorpion: move cards, deal the reserve, undo, ask for hints."""
+    import gymnasium as gym
+
+    import shell_envs  # noqa: F401  (registers the environments)
+    from shell_envs.agents import make_agent
+    from shell_envs.agents.scorpion import ScorpionView
+    from shell_envs.scorpion import rules as engine
+    from shell_envs.scorpion.render import render_ansi
+
+    env = gym.make(
+        "shell_envs/Scorpion-v0", rules=rules, lang=lang, allow_undo=True, max_moves=None
+    )
+    _, info = env.reset(seed=seed)
+    game = env.unwrapped
+    hinter = make_agent("scorpion", "lookahead", seed=seed, rules=rules)
+    last = SCORPION_HELP
+    while True:
+        state = game.get_state()
+        header = f"Deal #{seed} ({rules.capitalize()})   score {state.score}\n"
+        status = ""
+        if state.won:
+            status = f"\nYou won!  Final score {state.score} in {state.moves} moves."
+        elif not info["action_mask"][: engine.N_ACTIONS].any():
+            status = "\nNo legal move is left: the game is lost (u = undo, q = quit)."
+        _redraw(header + render_ansi(state) + last + status)
+        if state.won:
+            return
+        text = _read("Your move: ")
+        if text is None or text.lower() in ("q", "quit", "exit"):
+            click.echo(f"Game over.  Score {state.score}.")
+            return
+        command = text.lower()
+        if command in ("?", "help"):
+            last = SCORPION_HELP
+            continue
+        if command == "h":
+            mask = info["action_mask"][: engine.N_ACTIONS]
+            if not mask.any():
+                last = "Hint: no legal move is left; undo (u) or quit (q)."
+                continue
+            hinter.reset(seed + state.moves)
+            hint = hinter.act_with_state(ScorpionView.from_state(state), mask)
+            last = f"Hint: {_describe(hint)} (type {_typed(hint)!r})."
+            continue
+        if command == "d":
+            action: int | None = engine.RESERVE_ACTION
+        elif command == "u":
+            action = engine.UNDO_ACTION
+        else:
+            action, problem = _parse_move(text)
+            if action is None:
+                last = problem or SCORPION_HELP
+                continue
+        reason = game.explain(action)
+        if reason is not None:
+            last = f"Refused: {reason}."
+            continue
+        _, points, _, _, info = env.step(action)
+        if action == engine.UNDO_ACTION:
+            last = f"Undone ({-int(points):+d} points)." if points else "Undone."
+        else:
+            last = f"Played: {_describe(action)}, {int(points):+d} points."
+
+
+@main.command()
+@click.option("--seconds", type=click.FloatRange(0, min_open=True), default=1.0, show_default=True)
+@click.option("--repeats", type=click.IntRange(1), default=5, show_default=True)
+@click.option(
+    "--game",
+    type=click.Choice(["all", "what-the-shell", "scorpion"]),
+    default="all",
+    show_default=True,
+)
+def speed(seconds: float, repeats: int, game: str) -> None:
+    """Run the speed benchmarks: environments and engines beside their peers (medians)."""
+    from shell_envs.bench import scorpion_speed
+    from shell_envs.bench.speed import RATIOS, format_table, run_speed
+
+    if game in ("all", "what-the-shell"):
+        click.echo("## What the Shell\n")
+        click.echo(format_table(run_speed(None, seconds, repeats), RATIOS))
+    if game in ("all", "scorpion"):
+        click.echo("\n## Scorpion\n")
+        rates = scorpion_speed.run_scorpion_speed(seconds, repeats)
+        click.echo(format_table(rates, scorpion_speed.RATIOS))
+        click.echo("\n" + scorpion_speed.playout_verdict(rates))
+
+
+@main.command()
+@click.option("--seed", type=click.IntRange(0), default=None, help="Deal number to solve.")
+@click.option(
+    "--deal",
+    "deal_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="A file with 52 card codes in deal order.",
+)
+@click.option("--rules", type=click.Choice(["classic", "relaxed"]), default="classic")
+@click.option("--max-nodes", type=click.IntRange(1), default=None, help="Search budget.")
+@click.option("--max-seconds", type=click.FloatRange(0, min_open=True), default=None)
+def solve(
+    seed: int | None,
+    deal_file: str | None,
+    rules: str,
+    max_nodes: int | None,
+    max_seconds: float | None,
+) -> None:
+    """Solve a Scorpion deal exactly, seeing every card (the full-information game)."""
+    if importlib.util.find_spec("shell_envs.scorpion.solver") is None:
+        raise click.ClickException(
+            "the Scorpion solver (shell_envs.scorpion.solver) is not part of this installation"
+        )
+    from shell_envs.scorpion import solver
+
+    budget = solver.DEFAULT_MAX_NODES if max_nodes is None else max_nodes
+    try:
+        text = solver.solve_command(seed, deal_file, rules, budget, max_seconds)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""The Scorpion agents: legal actions only, a fair view that hides cards, and their preferences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shell_envs.agents import agent_names, choose_action, make_agent
+from shell_envs.agents.scorpion import HIDDEN, LookaheadAgent, ScorpionView
+from shell_envs.scorpion import rules, search
+from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
+from shell_envs.scorpion.state import ScorpionState
+from tests.scorpion.helpers import action, position, run_position, start
+
+GAME = "scorpion"
+TINY = {"samples": 2, "depth": 6}
+
+
+def agents(seed: int = 0) -> list:
+    """One of each built-in Scorpion agent, the lookahead with a tiny budget."""
+    return [
+        make_agent(GAME, "random", seed=seed),
+        make_agent(GAME, "greedy", seed=seed),
+        make_agent(GAME, "lookahead", seed=seed, **TINY),
+    ]
+
+
+def random_states(n: int, seed: int) -> list[ScorpionState]:
+    """Positions reached by 0–60 random moves from numbered deals and run-rich layouts."""
+    rng = np.random.default_rng(seed)
+    states = []
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+    while len(states) < n:
+        relaxed = bool(rng.integers(2))
+        if rng.integers(3):
+            state = ScorpionState.from_number(int(rng.integers(10**6)), relaxed)
+        else:
+            pos = run_position(rng, reserve=bool(rng.integers(2)))
+            state = ScorpionState.from_position(pos, relaxed)
+        for _ in range(int(rng.integers(0, 61))):
+            k = rules.legal_moves(*state.arrays[:5], moves)
+            if k == 0:
+                break
+            rules.apply_action(*state.arrays, moves[rng.integers(k)])
+        if rules.legal_moves(*state.arrays[:5], moves) > 0:
+            states.append(state)
+    return states
+
+
+def mask_of(state: ScorpionState, allow_undo: bool = False) -> np.ndarray:
+    """The env's legal-action mask of ``state``."""
+    mask = np.zeros(rules.N_ACTIONS_UNDO if allow_undo else rules.N_ACTIONS, np.bool_)
+    rules.legal_mask(*state.arrays, allow_undo, mask)
+    return mask
+
+
+def shuffle_hidden(state: ScorpionState, rng: np.random.Generator) -> ScorpionState:
+    """A copy whose face-down and reserve cards are permuted among their places."""
+    other = state.copy()
+    places = [(c, d) for c in range(7) for d in range(int(other.fd[c]))]
+    cards = [int(other.tab[c, d]) for c, d in places]
+    reserve = [int(x) for x in other.reserve if x >= 0]
+    mixed = list(rng.permutation(cards + reserve))
+    for (c, d), card in zip(places, mixed[: len(places)], strict=True):
+        other.tab[c, d] = card
+    for i, card in enumerate(mixed[len(places) :]):
+        other.reserve[i] = card
+    return other
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_agents_return_only_legal_actions(seed: int) -> None:
+    players = agents(seed)
+    for state in random_states(40, seed):
+        view = ScorpionView.from_state(state)
+        for allow_undo in (False, True):
+            mask = mask_of(state, allow_undo)
+            for agent in players:
+                a = choose_action(agent, None, mask, view)
+                assert mask[a], (agent.name, a)
+                assert a != rules.UNDO_ACTION
+
+
+def test_agents_play_legal_whole_games_through_the_env() -> None:
+    for rule in ("classic", "relaxed"):
+        for agent in agents(3):
+            env, info = start(position({}, filler=7), rules=rule, max_moves=120)
+            env.reset(seed=11)
+            _, info = env.reset(seed=11)
+            agent.reset(11)
+            for _ in range(120):
+                a = choose_action(agent, None, info["action_mask"], ScorpionView.from_env(env))
+                assert info["action_mask"][a]
+                _, _, terminated, truncated, info = env.step(a)
+                assert not info["illegal"]
+                if terminated or truncated:
+                    break
+
+
+def test_act_decodes_tableau_and_cards_observations() -> None:
+    for state in random_states(15, 5):
+        mask = mask_of(state)
+        truth = ScorpionView.from_state(state)
+        for encoder in (TableauEncoder(), CardsEncoder()):
+            view = ScorpionView.from_observation(encoder.encode(state), state.relaxed)
+            for field in ("tab", "lens", "fd", "reserve", "unseen"):
+                assert np.array_equal(getattr(view, field), getattr(truth, field)), field
+            for agent in agents(0):
+                assert mask[agent.act(encoder.encode(state), mask)]
+    with pytest.raises(ValueError, match="tableau"):
+        ScorpionView.from_observation(np.zeros(10))
+
+
+def test_view_masks_every_face_down_and_reserve_card() -> None:
+    for state in random_states(20, 7):
+        view = ScorpionView.from_state(state)
+        hidden = [int(state.tab[c, d]) for c in range(7) for d in range(int(state.fd[c]))]
+        hidden += [int(x) for x in state.reserve if x >= 0]
+        for c in range(7):
+            assert np.all(view.tab[c, : state.fd[c]] == HIDDEN)
+            assert np.array_equal(view.tab[c, state.fd[c] :], state.tab[c, state.fd[c] :])
+        assert np.all(view.reserve[state.reserve >= 0] == HIDDEN)
+        assert not set(hidden) & set(view.tab[view.tab >= 0].tolist())
+        assert sorted(view.unseen.tolist()) == sorted(hidden)
+        assert view.hidden_count == len(hidden)
+        assert not view.tab.flags.writeable
+
+
+def test_decisions_do_not_depend_on_the_hidden_cards() -> None:
+    rng = np.random.default_rng(9)
+    for state in random_states(25, 9):
+        other = shuffle_hidden(state, rng)
+        view_a, view_b = ScorpionView.from_state(state), ScorpionView.from_state(other)
+        for field in ("tab", "lens", "fd", "reserve", "meta", "unseen"):
+            assert np.array_equal(getattr(view_a, field), getattr(view_b, field))
+        mask = mask_of(state)
+        assert np.array_equal(mask, mask_of(other))
+        for agent in agents(0):
+            agent.reset(4)
+            first = agent.act_with_state(view_a, mask) if hasattr(agent, "act_with_state") else 0
+            agent.reset(4)
+            second = agent.act_with_state(view_b, mask) if hasattr(agent, "act_with_state") else 0
+            assert first == second
+
+
+def test_determinize_fills_hidden_places_with_unseen_cards() -> None:
+    state = ScorpionState.from_number(42)
+    view = ScorpionView.from_state(state)
+    full = view.determinize(np.random.default_rng(0))
+    cards = sorted(int(c) for c in full.tab[full.tab >= 0]) + sorted(full.reserve.tolist())
+    assert sorted(cards) == list(range(52))
+    assert np.array_equal(ScorpionView.from_state(full).tab, view.tab)
+
+
+def spades(columns: dict[int, str], face_down: dict[int, int], reserve: str = "") -> dict:
+    """A position with hearts, diamonds and clubs removed: only the 13 spades are in play."""
+    pos = position(columns, face_down=face_down, reserve=reserve, removed="HDC")
+    assert not pos["columns"][6] or 7 in columns, "every spade must be placed"
+    return pos
+
+
+FLIP_POSITION = {1: "AS 7S", 2: "8S", 3: "3S", 4: "2S", 5: "KS QS JS TS", 6: "9S 4S 5S 6S"}
+
+
+def test_greedy_prefers_turning_a_card_and_never_shuffles_a_king() -> None:
+    env, info = start(spades(FLIP_POSITION, {1: 1}))
+    view = ScorpionView.from_env(env)
+    tab, lens, fd, _, _ = view.arrays()
+    assert search.is_pointless(tab, lens, fd, action("KS", 7))
+    assert not search.is_pointless(tab, lens, fd, action("7S", 2))
+    assert info["action_mask"][action("KS", 7)]
+    for seed in range(5):
+        greedy = make_agent(GAME, "greedy", seed=seed)
+        assert greedy.act_with_state(view, info["action_mask"]) == action("7S", 2)
+        lookahead = make_agent(GAME, "lookahead", seed=seed, **TINY)
+        assert lookahead.act_with_state(view, info["action_mask"]) != action("KS", 7)
+
+
+def test_greedy_deals_the_reserve_only_when_nothing_else_gains() -> None:
+    columns = {**FLIP_POSITION, 6: "9S"}
+    env, info = start(spades(columns, {1: 1}, reserve="4S 5S 6S"))
+    greedy = make_agent(GAME, "greedy", seed=0)
+    assert greedy.act_with_state(ScorpionView.from_env(env), info["action_mask"]) == action("7S", 2)
+    env, info = start(spades({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S"}, {}, reserve="3S 2S AS"))
+    view = ScorpionView.from_env(env)
+    assert greedy.act_with_state(view, info["action_mask"]) == rules.RESERVE_ACTION
+    tab, lens, fd, reserve, meta = view.arrays()
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+    assert not search.is_dead(tab, lens, fd, reserve, meta, moves)
+
+
+def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
+    """Whether ``a`` moves a king lying face up at the bottom of its column to an empty one."""
+    if a >= rules.RESERVE_ACTION:
+        return False
+    card, dest = divmod(a, 7)
+    columns = [state.column(c) for c in range(7)]
+    src = next((c for c, col in enumerate(columns) if card in col), None)
+    return (
+        card % 13 == 12
+        and not columns[dest]
+        and src is not None
+        and columns[src][0] == card
+        and int(state.fd[src]) == 0
+    )
+
+
+def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+    seen = {True: 0, False: 0}
+    rng = np.random.default_rng(13)
+    for state in random_states(40, 13):
+        for _ in range(200):
+            legal = np.flatnonzero(mask_of(state))
+            dead = search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, moves)
+            assert dead == all(moves_a_whole_king_column(state, int(a)) for a in legal)
+            seen[dead] += 1
+            if dead or legal.size == 0:
+                break
+            rules.apply_action(*state.arrays, int(rng.choice(legal)))
+    assert seen[True] > 0 and seen[False] > 0
+
+
+def test_registry_and_validation() -> None:
+    assert agent_names(GAME) == ["greedy", "lookahead", "random"]
+    with pytest.raises(ValueError, match="samples"):
+        LookaheadAgent(samples=0)
+    with pytest.raises(ValueError, match="noise"):
+        LookaheadAgent(noise=-1.0)
+    with pytest.raises(ValueError, match="rules"):
+        make_agent(GAME, "greedy", rules="easy")
+    with pytest.raises(ValueError, match="no legal action"):
+        make_agent(GAME, "greedy").act_with_state(
+            ScorpionView.from_state(ScorpionState.from_number(0)), np.zeros(365, bool)
+        )

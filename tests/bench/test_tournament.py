@@ -1,0 +1,114 @@
+"""Tournament statistics on small known inputs: schedule, Wilson, Bradley–Terry, summaries."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from shell_envs.bench.tournament import (
+    ELO_SCALE,
+    AgentSpec,
+    GameResult,
+    bradley_terry,
+    fit_bradley_terry,
+    pair_scores,
+    play_matches,
+    schedule,
+    summarize,
+    wilson_interval,
+)
+
+
+def games(black: int, white: int, outcomes: str) -> list[GameResult]:
+    """Results from a string of outcomes for black: ``W`` win, ``D`` draw, ``L`` loss."""
+    code = {"W": 1, "D": 0, "L": -1}
+    return [GameResult(black, white, code[o], 30) for o in outcomes]
+
+
+def test_wilson_interval_matches_known_values() -> None:
+    low, high = wilson_interval(7, 10)
+    assert low == pytest.approx(0.3968, abs=1e-4)
+    assert high == pytest.approx(0.8922, abs=1e-4)
+    low, high = wilson_interval(0, 20)
+    assert low == pytest.approx(0.0, abs=1e-12)
+    assert high == pytest.approx(0.1611, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_schedule_plays_every_pair_with_seats_swapped() -> None:
+    matches = schedule(3, 4, seed=1)
+    assert len(matches) == 3 * 4
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        pair = [m for m in matches if {m.black, m.white} == {i, j}]
+        assert sum(m.black == i for m in pair) == sum(m.black == j for m in pair) == 2
+    assert len({m.seed for m in matches}) == len(matches)
+    assert schedule(3, 4, seed=1) == matches
+    assert schedule(3, 4, seed=2) != matches
+    with pytest.raises(ValueError):
+        schedule(1, 4)
+
+
+def test_pair_scores_take_the_lower_index_side() -> None:
+    results = games(0, 1, "WDL") + games(1, 0, "WL")
+    scores = pair_scores(results)
+    assert list(scores) == [(0, 1)]
+    assert scores[0, 1].tolist() == [1.0, 0.5, 0.0, 0.0, 1.0]
+
+
+def test_bradley_terry_two_agents_is_the_log_odds() -> None:
+    pairs = {(0, 1): np.array([1.0, 1.0, 1.0, 0.0])}
+    elo = fit_bradley_terry(2, pairs, anchor=1, prior=0.0)
+    assert elo[1] == 0.0
+    assert elo[0] == pytest.approx(ELO_SCALE * math.log(3.0), rel=1e-6)
+    with_prior = fit_bradley_terry(2, pairs, anchor=1, prior=1.0)
+    assert with_prior[0] == pytest.approx(ELO_SCALE * math.log(3.5 / 1.5), rel=1e-6)
+
+
+def test_bradley_terry_recovers_known_strengths() -> None:
+    theta = np.array([0.0, 1.0, 2.5])
+    pairs = {}
+    for i in range(3):
+        for j in range(i + 1, 3):
+            p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+            pairs[i, j] = np.full(1000, p)
+    elo = fit_bradley_terry(3, pairs, anchor=0, prior=0.0)
+    assert elo == pytest.approx(ELO_SCALE * theta, abs=1e-3)
+
+
+def test_clean_sweeps_stay_finite_and_ordered_with_random_at_zero() -> None:
+    results = games(1, 0, "WWWW") + games(0, 1, "LLLL")
+    results += games(2, 1, "WWWD") + games(1, 2, "LLLL") + games(2, 0, "WWWW") + games(0, 2, "LLLL")
+    ratings = bradley_terry(3, results, anchor=0, n_resamples=200, seed=0)
+    assert ratings.elo[0] == 0.0
+    assert 0 < ratings.elo[1] < ratings.elo[2] < 2000
+    assert np.all(ratings.low <= ratings.elo) and np.all(ratings.elo <= ratings.high)
+    assert ratings.low[0] == ratings.high[0] == 0.0
+
+
+def test_summarize_reports_wdl_intervals_and_verdicts() -> None:
+    results = games(1, 0, "W" * 10) + games(0, 1, "L" * 9 + "D")
+    results += games(0, 2, "WLWLWL") + games(2, 0, "WLWLWL")
+    results += games(1, 2, "WWWWW") + games(2, 1, "LLLLL")
+    summary = summarize(["random", "greedy", "other"], results, "random", n_resamples=100)
+    pairs = {(p["a"], p["b"]): p for p in summary["pairs"]}
+    gr = pairs["greedy", "random"]
+    assert (gr["games"], gr["wins"], gr["draws"], gr["losses"]) == (20, 19, 1, 0)
+    assert gr["verdict"] == "greedy beats random"
+    assert gr["decisive_ci"][0] > 0.5 and gr["decisive_share"] == 1.0
+    assert gr["a_as_black"] == {"games": 10, "wins": 10, "draws": 0, "losses": 0}
+    assert gr["a_as_white"] == {"games": 10, "wins": 9, "draws": 1, "losses": 0}
+    assert pairs["random", "other"]["verdict"] == "no significant difference"
+    assert pairs["greedy", "other"]["verdict"] == "greedy beats other"
+    assert [r["agent"] for r in summary["ratings"]][0] == "greedy"
+    assert {r["agent"]: r["elo"] for r in summary["ratings"]}["random"] == 0.0
+
+
+def test_play_matches_plays_real_games() -> None:
+    specs = [AgentSpec("random", "random"), AgentSpec("greedy", "greedy")]
+    results = play_matches(specs, schedule(2, 2, seed=3))
+    assert len(results) == 2
+    assert {(r.black, r.white) for r in results} == {(0, 1), (1, 0)}
+    assert all(r.outcome in (-1, 0, 1) and r.rounds > 0 for r in results)
+    assert play_matches(specs, schedule(2, 2, seed=3)) == results
