@@ -49,6 +49,14 @@ def _redraw(text: str) -> None:
     click.echo(text)
 
 
+def _model_agent(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Accept ``ppo:PATH`` naming an existing saved model, else a usage error."""
+    if value.startswith("ppo:") and Path(value.removeprefix("ppo:")).is_file():
+        return value
+    accepted = ", ".join(WTS_OPPONENTS) + " or ppo:PATH" if param.name == "opponent" else "ppo:PATH"
+    raise click.BadParameter(f"{value!r} is not {accepted} (PATH: an existing model file)")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="shell-envs")
 def main() -> None:
@@ -72,6 +80,13 @@ def main() -> None:
 )
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Bench seed.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bars.")
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    callback=lambda ctx, param, values: tuple(_model_agent(ctx, param, v) for v in values),
+    help="Add a trained What the Shell model to the round robin: ppo:PATH (repeatable).",
+)
 @click.option("--games", type=click.IntRange(1), default=None, hidden=True)
 @click.option("--deals", type=click.IntRange(1), default=None, hidden=True)
 def bench(
@@ -80,6 +95,7 @@ def bench(
     out: Path,
     seed: int,
     no_progress: bool,
+    agents: tuple[str, ...],
     games: int | None,
     deals: int | None,
 ) -> None:
@@ -101,6 +117,7 @@ def bench(
         games_per_pair=games,
         deals=deals,
         progress=not no_progress,
+        extra_agents=agents,
     )
     click.echo(report.markdown(results))
     click.echo("Wrote " + ", ".join(str(p) for p in paths.values()))
@@ -114,10 +131,12 @@ def play() -> None:
 @play.command("what-the-shell")
 @click.option(
     "--opponent",
-    type=click.Choice(WTS_OPPONENTS),
     default="greedy",
     show_default=True,
-    help="The agent you play against, or 'human' for two people at one keyboard.",
+    callback=lambda ctx, param, value: (
+        value if value in WTS_OPPONENTS else _model_agent(ctx, param, value)
+    ),
+    help="random, greedy, mcts, human (two people at one keyboard) or ppo:PATH (a model).",
 )
 @click.option(
     "--seat",

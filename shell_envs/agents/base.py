@@ -143,7 +143,14 @@ def agent_names(game: str) -> list[str]:
 
 
 def make_agent(game: str, name: str, seed: int | None = None, **kwargs: Any) -> Agent:
-    """Build the agent registered as ``name`` for ``game`` and seed it."""
+    """Build the agent registered as ``name`` for ``game`` and seed it.
+
+    ``name="ppo:PATH"`` loads a saved MaskablePPO model as an agent (extra ``train``).
+    """
+    if name.startswith("ppo:"):
+        from shell_envs.integrations.sb3 import load_agent
+
+        return load_agent(name.removeprefix("ppo:"), game=game, seed=seed, **kwargs)
     _load(game)
     if game not in _REGISTRY:
         known = ", ".join(repr(g) for g in sorted(_REGISTRY)) or "none"

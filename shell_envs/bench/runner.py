@@ -81,20 +81,20 @@ def _cost(specs: Sequence[AgentSpec], indices: Sequence[int], rules: str = "") -
 
 
 def _tasks(
-    plan: Plan, seed: int
+    plan: Plan, seed: int, wts_agents: tuple[AgentSpec, ...]
 ) -> list[tuple[int, str, int, Callable[..., Any], tuple[Any, ...]]]:
     """Every chunk of work as ``(cost, section, size, function, args)``, in schedule order."""
     tasks = []
-    matches = tournament.schedule(len(WTS_AGENTS), plan.games_per_pair, seed)
+    matches = tournament.schedule(len(wts_agents), plan.games_per_pair, seed)
     size = max(1, math.ceil(plan.games_per_pair / CHUNKS))
     per_pair: dict[tuple[int, int], list[tournament.Match]] = {}
     for m in matches:
         per_pair.setdefault((min(m.black, m.white), max(m.black, m.white)), []).append(m)
     for pair, games in per_pair.items():
         for chunk in _chunks(games, size):
-            args = (WTS_AGENTS, chunk, MAX_ROUNDS)
+            args = (wts_agents, chunk, MAX_ROUNDS)
             tasks.append(
-                (_cost(WTS_AGENTS, pair), "wts", len(chunk), tournament.play_matches, args)
+                (_cost(wts_agents, pair), "wts", len(chunk), tournament.play_matches, args)
             )
     deals = patience.deal_numbers(plan.deals, seed)
     size = max(1, math.ceil(plan.deals / CHUNKS))
@@ -117,12 +117,18 @@ def run_bench(
     games_per_pair: int | None = None,
     deals: int | None = None,
     progress: bool = True,
+    extra_agents: Sequence[str] = (),
 ) -> tuple[dict[str, Any], dict[str, Path]]:
     """Run the bench and write the results folder; returns the results and the files written.
 
     ``games_per_pair`` and ``deals`` override the plan (``--quick`` or the default), e.g. for
-    a smoke test.
+    a smoke test.  ``extra_agents`` adds What the Shell agents by name, e.g. ``"ppo:model.zip"``
+    for a trained model.
     """
+    wts_agents = WTS_AGENTS + tuple(
+        AgentSpec(name.removeprefix("ppo:") if name.startswith("ppo:") else name, name)
+        for name in extra_agents
+    )
     plan = PLANS["quick" if quick else "default"]
     plan = Plan(
         games_per_pair if games_per_pair is not None else plan.games_per_pair,
@@ -135,7 +141,7 @@ def run_bench(
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     start = time.perf_counter()
-    tasks = _tasks(plan, seed)
+    tasks = _tasks(plan, seed, wts_agents)
     results: dict[int, list[Any]] = {}
     seconds = {"wts": 0.0, "scorpion": 0.0}
     bars = {
@@ -186,7 +192,7 @@ def run_bench(
             "deals": plan.deals,
             "deal_numbers": f"{patience.deal_numbers(1, seed)[0]} … "
             f"{patience.deal_numbers(plan.deals, seed)[-1]}",
-            "what_the_shell_agents": [_spec(s) for s in WTS_AGENTS],
+            "what_the_shell_agents": [_spec(s) for s in wts_agents],
             "scorpion_agents": [_spec(s) for s in SCORPION_AGENTS],
             "what_the_shell_max_rounds": MAX_ROUNDS,
             "scorpion_max_moves": patience.MAX_MOVES,
@@ -202,7 +208,7 @@ def run_bench(
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         },
         "what_the_shell": tournament.summarize(
-            [s.label for s in WTS_AGENTS], games, ANCHOR, n_resamples=plan.bootstrap, seed=seed
+            [s.label for s in wts_agents], games, ANCHOR, n_resamples=plan.bootstrap, seed=seed
         ),
         "scorpion": patience.summarize([s.label for s in SCORPION_AGENTS], played),
     }

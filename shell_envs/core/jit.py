@@ -8,8 +8,8 @@ into plain Python for debugging and coverage.
 Compiled code is cached on disk.  Numba's own cache checks only the file a function is
 defined in, so a function that calls rules from another module could keep running stale
 code after an edit or an upgrade.  The cache therefore lives in a folder named after a
-fingerprint of every source file of the package: change any file and everything is
-compiled afresh.
+fingerprint of the contents of every package module that compiles code: change any of them
+and everything is compiled afresh (plain-Python modules do not count).
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def _fingerprint() -> str:
-    """A short hash of the path, size and modification time of every package source file."""
-    digest = hashlib.sha1()
+    """A short hash of the numba version and of every package module that uses ``jit``."""
+    digest = hashlib.sha1(numba.__version__.encode())
     for path in sorted(_PACKAGE.rglob("*.py")):
-        stat = path.stat()
-        digest.update(f"{path.relative_to(_PACKAGE)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    digest.update(numba.__version__.encode())
+        source = path.read_bytes()
+        if b"jit" in source:
+            digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + source)
     return digest.hexdigest()[:16]
 
 

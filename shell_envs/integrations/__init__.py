@@ -1,0 +1,9 @@
+"""Adapters to training libraries; each module imports its library, the package never does.
+
+- :mod:`shell_envs.integrations.sb3`: the batched Scorpion env as a Stable-Baselines3
+  ``VecEnv`` (masks for sb3-contrib's MaskablePPO) and trained models as agents (extra ``train``).
+- :mod:`shell_envs.integrations.rllib`: What the Shell as an RLlib ``MultiAgentEnv`` with
+  action masking on RLlib's new API stack (extra ``rllib``).
+- :mod:`shell_envs.integrations.evaluation`: head-to-head matches with Wilson intervals, used
+  to evaluate trained agents (numpy only).
+"""

@@ -1,0 +1,256 @@
+"""Stable-Baselines3 adapters: the batched Scorpion env as a ``VecEnv``, trained models as agents.
+
+``ScorpionVecEnv(num_envs)`` runs :class:`~shell_envs.scorpion.vector.ScorpionVectorEnv` (one
+compiled loop over all games) behind SB3's ``VecEnv`` API, so MaskablePPO trains on it as on a
+``DummyVecEnv`` of single envs, without a Python env object per game::
+
+    from sb3_contrib import MaskablePPO
+    from shell_envs.integrations.sb3 import ScorpionVecEnv
+
+    model = MaskablePPO("MlpPolicy", ScorpionVecEnv(16), n_steps=128)
+    model.learn(100_000)
+
+Masks reach MaskablePPO through ``env_method("action_masks")`` (one row per game, what
+``sb3_contrib.common.maskable.utils.get_action_masks`` stacks); ``action_masks()`` returns
+them as one ``bool[N, A]`` array.  :func:`load_agent` turns a saved model into an agent for
+``play``, ``bench`` and the evaluations.  Needs the extra ``train`` (stable-baselines3,
+sb3-contrib).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from shell_envs.integrations.evaluation import ScorpionResult
+from shell_envs.scorpion.vector import ScorpionVectorEnv
+
+_INFO_KEYS = ("score", "removed", "moves", "won", "illegal", "code", "deal")
+
+
+class ScorpionVecEnv(VecEnv):
+    """``num_envs`` Scorpion games as one SB3 ``VecEnv`` (keywords as for ``Scorpion-v0``).
+
+    Ended games restart at once (Gymnasium's ``same_step`` autoreset); their last observation
+    is in ``infos[i]["terminal_observation"]`` and ``infos[i]["TimeLimit.truncated"]`` marks a
+    move-limit cut, as SB3 expects.  Each game's info also has ``score``, ``removed``,
+    ``moves``, ``won``, ``illegal``, ``code`` and ``deal`` (of the game that just ended, when one
+    did).  ``seed(s)`` before ``reset()`` plays deals ``s``, ``s + 1``, ... as the batched env
+    does, ``set_options([{"deal": d} for d in deals])`` the given deals; wrap in ``VecMonitor``
+    for episode statistics.
+    """
+
+    def __init__(self, num_envs: int, **env_kwargs: Any) -> None:
+        if "autoreset_mode" in env_kwargs:
+            raise ValueError("ScorpionVecEnv always resets ended games at once (same_step)")
+        self.venv = ScorpionVectorEnv(num_envs, autoreset_mode="same_step", **env_kwargs)
+        self._actions = np.zeros(self.venv.num_envs, np.int64)
+        self._per_game = {"action_masks": self._game_mask, "explain": self.venv.explain}
+        super().__init__(
+            self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space
+        )
+
+    def reset(self) -> Any:
+        """Deal a new game in every env: the deals set by ``seed()`` or ``set_options()``."""
+        seeds = None if all(s is None for s in self._seeds) else list(self._seeds)
+        observations, infos = self.venv.reset(seed=seeds, options=self._deal_options())
+        self.reset_infos = _split(infos, self.num_envs)
+        self._reset_seeds()
+        self._reset_options()
+        return observations
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Store the actions of the next step (one per game)."""
+        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step every game; ended games are reset and report their last observation."""
+        observations, rewards, terminated, truncated, infos = self.venv.step(self._actions)
+        per_game = _split(infos, self.num_envs)
+        if "_final_obs" in infos:
+            finals = _split(infos["final_info"], self.num_envs)
+            for i in np.flatnonzero(infos["_final_obs"]):
+                per_game[i] = finals[i]
+                per_game[i]["terminal_observation"] = _row(infos["final_obs"], i)
+                per_game[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+        return observations, rewards.astype(np.float32), terminated | truncated, per_game
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[N, A]``: each game's legal actions."""
+        return self.venv.action_masks()
+
+    def close(self) -> None:
+        """Release the batched env."""
+        self.venv.close()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The batched env's attribute, once per index (the games share one env object)."""
+        value = getattr(self.venv, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of the batched env (shared by all games, so ``indices`` is moot)."""
+        setattr(self.venv, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs
+    ) -> list[Any]:
+        """Per-game methods: ``action_masks()`` (a game's mask) and ``explain(action)``."""
+        method = self._per_game.get(method_name)
+        if method is None:
+            raise AttributeError(
+                f"ScorpionVecEnv has no per-game method {method_name!r}; "
+                f"available: {', '.join(sorted(self._per_game))}"
+            )
+        return [method(i, *method_args, **method_kwargs) for i in self._get_indices(indices)]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        """No game is wrapped: they are rows of one batched env."""
+        return [False for _ in self._get_indices(indices)]
+
+    def _deal_options(self) -> dict[str, Any] | None:
+        """The batched env's reset options from SB3's per-game ones (``{"deal": number}``)."""
+        if not any(self._options):
+            return None
+        if not all(set(o) == {"deal"} for o in self._options):
+            raise ValueError(
+                "ScorpionVecEnv's only reset option is {'deal': number}, given for every game; "
+                f"got {self._options}"
+            )
+        return {"deals": [int(o["deal"]) for o in self._options]}
+
+    def _game_mask(self, index: int) -> np.ndarray:
+        """Game ``index``'s legal actions."""
+        return self.venv.masks[index].copy()
+
+
+def _split(infos: dict[str, Any], n: int) -> list[dict[str, Any]]:
+    """The batched env's dict of arrays as one info dict per game (plain Python values)."""
+    return [{key: infos[key][i].item() for key in _INFO_KEYS} for i in range(n)]
+
+
+def _row(observations: Any, index: int) -> Any:
+    """Game ``index``'s observation out of a batched (possibly Dict) observation."""
+    if isinstance(observations, dict):
+        return {key: value[index] for key, value in observations.items()}
+    return observations[index]
+
+
+def evaluate_scorpion_model(
+    model: Any,
+    deals: Sequence[int],
+    deterministic: bool = False,
+    name: str = "ppo",
+    **env_kwargs: Any,
+) -> ScorpionResult:
+    """Play each deal in ``deals`` once with a masked SB3 model on the batched env.
+
+    ``env_kwargs`` must match the model's training env (encoder, rules, ``mask_in_obs``).
+    All deals run side by side; a game's first ending is its result.  The policy samples by
+    default: its most likely move has no memory of the game and can cycle (a king between two
+    empty columns) until the move limit, which sampling escapes.
+    """
+    deals = [int(d) for d in deals]
+    env = ScorpionVecEnv(len(deals), **env_kwargs)
+    env.set_options([{"deal": d} for d in deals])
+    observations = env.reset()
+    won = np.zeros(len(deals), np.bool_)
+    scores = np.zeros(len(deals), np.float64)
+    pending = np.ones(len(deals), np.bool_)
+    while pending.any():
+        actions, _ = model.predict(
+            observations, action_masks=env.action_masks(), deterministic=deterministic
+        )
+        observations, _, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones & pending):
+            won[i] = infos[i]["won"]
+            scores[i] = infos[i]["score"]
+            pending[i] = False
+    return ScorpionResult(name, won, scores)
+
+
+class WhatTheShellModelAgent:
+    """A trained What the Shell model (MaskablePPO) as an agent, whatever env it plays in.
+
+    The agent encodes the position itself with the encoder the model was trained on
+    (``"planes"`` or ``"flat"``, read off the model's observation space), so it plays from
+    ``act_with_state`` in any env, and decodes ``"planes"``/``"flat"`` observations in ``act``.
+    """
+
+    def __init__(self, model: Any, name: str = "ppo", deterministic: bool = True) -> None:
+        from shell_envs.what_the_shell.encoders import FlatEncoder, PlanesEncoder
+
+        space = model.observation_space
+        self._dict_obs = isinstance(space, gym.spaces.Dict)
+        shape = space["observation"].shape if self._dict_obs else space.shape
+        encoders = {PlanesEncoder.space.shape: PlanesEncoder, FlatEncoder.space.shape: FlatEncoder}
+        if shape not in encoders:
+            raise ValueError(
+                f"the model's observations have shape {shape}; a What the Shell model is "
+                "trained on the 'planes' (5, 9, 9) or 'flat' (325,) encoder"
+            )
+        self.encode = encoders[shape].encode
+        self.model = model
+        self.name = name
+        self.deterministic = deterministic
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset; a sampling agent draws from torch's global generator."""
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """The model's cell for the position decoded from a ``planes``/``flat`` observation."""
+        from shell_envs.agents.what_the_shell import WhatTheShellView
+
+        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+    def act_with_state(self, state: Any, action_mask: np.ndarray) -> int:
+        """The model's cell for a :class:`~shell_envs.agents.what_the_shell.WhatTheShellView`."""
+        observation = self.encode(state.board, state.eggs, state.meta, state.player)
+        mask = np.asarray(action_mask).astype(bool)
+        if self._dict_obs:
+            observation = {"observation": observation, "action_mask": mask.astype(np.int8)}
+        action, _ = self.model.predict(
+            observation, action_masks=mask, deterministic=self.deterministic
+        )
+        return int(np.asarray(action).item())
+
+
+def load_model(path: str | Path) -> Any:
+    """Load a MaskablePPO model saved with ``model.save(path)`` onto the CPU."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(str(path), device="cpu")
+
+
+def load_agent(
+    path: str | Path,
+    game: str = "what_the_shell",
+    name: str | None = None,
+    deterministic: bool = True,
+    seed: int | None = None,
+) -> Any:
+    """A saved MaskablePPO model as an agent of ``game`` (what ``--opponent ppo:PATH`` loads).
+
+    What the Shell models play in any env (:class:`WhatTheShellModelAgent`); Scorpion models
+    get their env's observations as they are, so that env must use the training encoder.
+    """
+    from shell_envs.agents.base import PolicyAgent
+
+    model = load_model(path)
+    label = name or f"ppo:{Path(path).name}"
+    if game == "what_the_shell":
+        agent: Any = WhatTheShellModelAgent(model, name=label, deterministic=deterministic)
+    elif game == "scorpion":
+        agent = PolicyAgent(model, name=label, deterministic=deterministic)
+    else:
+        raise ValueError(f"game must be 'what_the_shell' or 'scorpion', got {game!r}")
+    agent.reset(seed)
+    return agent

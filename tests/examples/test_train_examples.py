@@ -1,0 +1,81 @@
+"""Smoke runs of the Stable-Baselines3 training examples: they train, save and evaluate."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+from click.testing import CliRunner
+
+from shell_envs.agents import make_agent
+from shell_envs.cli import main
+from shell_envs.integrations.evaluation import play_match
+from shell_envs.integrations.sb3 import load_agent
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load_example(name: str) -> ModuleType:
+    """Import ``examples/<name>.py`` (the folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_train_scorpion_smoke(tmp_path):
+    results = load_example("train_scorpion").main(["--smoke", "--out", str(tmp_path)])
+    assert results["timesteps"] >= 256
+    assert (tmp_path / "model.zip").is_file() and (tmp_path / "learning_curve.png").is_file()
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert len(saved["curve"]) >= 2
+    assert set(saved["final"]) == {"ppo", "random", "greedy"}
+    for row in saved["final"].values():
+        assert row["games"] == 4 and 0.0 <= row["win_rate"] <= 1.0 and row["mean_score"] >= 0
+
+
+def test_train_what_the_shell_smoke(tmp_path):
+    results = load_example("train_what_the_shell").main(["--smoke", "--out", str(tmp_path)])
+    assert results["timesteps"] >= 256
+    assert (tmp_path / "model.zip").is_file() and (tmp_path / "learning_curve.png").is_file()
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved["imitation"] and saved["curve"]
+    assert saved["snapshots"] and (tmp_path / "snapshots").is_dir()
+    for opponent in ("random", "greedy"):
+        row = saved["final"][opponent]
+        assert row["games"] == 4 and row["wins"] + row["draws"] + row["losses"] == 4
+    agent = load_agent(tmp_path / "model.zip")
+    assert play_match(agent, "random", games=2).games == 2
+    model = f"ppo:{tmp_path / 'model.zip'}"
+    assert make_agent("what_the_shell", model, seed=0).act is not None
+    played = CliRunner().invoke(
+        main, ["play", "what-the-shell", "--opponent", model], input="e5\nzz\nq\n"
+    )
+    assert played.exit_code == 0, played.output
+    assert "zz" in played.output
+
+
+class Stub:
+    """An agent that only needs resetting."""
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset."""
+
+
+def test_the_pool_draws_built_in_agents_then_snapshots_too():
+    example = load_example("train_what_the_shell")
+    fixed, snapshots = [Stub(), Stub()], []
+    pool = example.OpponentPool(fixed, snapshots, (0.5, 0.5, 1.0))
+
+    def drawn() -> set[int]:
+        seen = set()
+        for seed in range(40):
+            pool.reset(seed)
+            seen.add(id(pool.current))
+        return seen
+
+    assert drawn() == {id(agent) for agent in fixed}
+    snapshots.append(Stub())
+    assert drawn() == {id(agent) for agent in (*fixed, *snapshots)}

@@ -1,0 +1,157 @@
+"""The SB3 adapters: the batched Scorpion VecEnv, masks for MaskablePPO, models as agents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.vec_env import VecMonitor
+
+from shell_envs.agents import make_agent
+from shell_envs.integrations.evaluation import play_match, play_scorpion
+from shell_envs.integrations.sb3 import (
+    ScorpionVecEnv,
+    WhatTheShellModelAgent,
+    evaluate_scorpion_model,
+    load_agent,
+)
+from shell_envs.scorpion.env import ScorpionEnv
+
+
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    """The first legal action of every game."""
+    return masks.argmax(axis=1)
+
+
+def test_reset_deals_the_seeded_games_with_list_infos():
+    env = ScorpionVecEnv(3)
+    env.seed(40)
+    obs = env.reset()
+    assert obs.shape == (3, *env.observation_space.shape)
+    assert [info["deal"] for info in env.reset_infos] == [40, 41, 42]
+    single = ScorpionEnv()
+    for i, deal in enumerate((40, 41, 42)):
+        expected, _ = single.reset(seed=deal)
+        np.testing.assert_array_equal(obs[i], expected)
+
+
+def test_set_options_plays_given_deals_and_rejects_other_options():
+    env = ScorpionVecEnv(2)
+    env.set_options([{"deal": 7}, {"deal": 9}])
+    env.reset()
+    assert [info["deal"] for info in env.reset_infos] == [7, 9]
+    env.set_options({"position": None})
+    with pytest.raises(ValueError, match="deal"):
+        env.reset()
+
+
+def test_ended_games_restart_with_terminal_observation_and_truncation_flag():
+    env = ScorpionVecEnv(2, max_moves=5)
+    env.seed(3)
+    env.reset()
+    singles = [ScorpionEnv(max_moves=5) for _ in range(2)]
+    for i, single in enumerate(singles):
+        single.reset(seed=3 + i)
+    for _ in range(5):
+        actions = first_legal(env.action_masks())
+        obs, rewards, dones, infos = env.step(actions)
+        for i, single in enumerate(singles):
+            expected, reward, terminated, truncated, info = single.step(int(actions[i]))
+            assert rewards[i] == reward
+            assert dones[i] == (terminated or truncated)
+            if dones[i]:
+                np.testing.assert_array_equal(infos[i]["terminal_observation"], expected)
+                assert infos[i]["TimeLimit.truncated"] == (truncated and not terminated)
+                assert infos[i]["score"] == info["score"] and infos[i]["deal"] == 3 + i
+            else:
+                assert "terminal_observation" not in infos[i]
+                np.testing.assert_array_equal(obs[i], expected)
+    assert dones.all() and all(info["TimeLimit.truncated"] for info in infos)
+    assert all(info["moves"] == 5 for info in infos)
+    assert {info["deal"] for info in env.reset_infos} == {3, 4}
+
+
+def test_dict_observations_keep_their_keys_in_the_terminal_observation():
+    env = ScorpionVecEnv(2, max_moves=1, mask_in_obs=True)
+    env.reset()
+    obs, _, dones, infos = env.step(first_legal(env.action_masks()))
+    assert set(obs) == {"observation", "action_mask"} and dones.all()
+    terminal = infos[0]["terminal_observation"]
+    assert set(terminal) == {"observation", "action_mask"}
+    assert terminal["observation"].shape == env.observation_space["observation"].shape
+
+
+def test_masks_reach_maskable_ppo_through_env_method():
+    env = ScorpionVecEnv(4)
+    env.reset()
+    assert is_masking_supported(env)
+    masks = get_action_masks(env)
+    assert masks.shape == (4, env.action_space.n) and masks.dtype == bool
+    np.testing.assert_array_equal(masks, env.action_masks())
+    np.testing.assert_array_equal(env.env_method("action_masks", indices=[2])[0], masks[2])
+    illegal = int(np.flatnonzero(~masks[0])[0])
+    assert env.env_method("explain", illegal, indices=0)[0] == env.venv.explain(0, illegal)
+    assert env.get_attr("rules") == ["classic"] * 4
+    with pytest.raises(AttributeError, match="action_masks"):
+        env.env_method("render")
+
+
+def test_maskable_ppo_learns_on_the_batched_env_and_plays_legal_moves():
+    env = VecMonitor(ScorpionVecEnv(4, max_moves=100))
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu"
+    )
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    obs = env.reset()
+    for _ in range(20):
+        masks = get_action_masks(env)
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        assert masks[np.arange(4), actions].all()
+        obs, _, _, infos = env.step(actions)
+        assert not any(info["illegal"] for info in infos)
+    result = evaluate_scorpion_model(model, [5, 6, 7], max_moves=30)
+    assert result.games == 3 and 0 <= result.win_rate <= 1 and result.mean_score >= 0
+    assert set(result.as_dict()) >= {"win_rate", "win_ci95", "mean_score", "score_ci95"}
+
+
+def test_a_saved_scorpion_model_plays_as_an_agent(tmp_path):
+    env = ScorpionVecEnv(2, max_moves=50)
+    MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, device="cpu", seed=0).save(
+        tmp_path / "scorpion.zip"
+    )
+    agent = load_agent(tmp_path / "scorpion.zip", game="scorpion", deterministic=False)
+    result = play_scorpion(agent, [1, 2], max_moves=40)
+    assert result.games == 2 and result.agent == "ppo:scorpion.zip"
+
+
+def test_a_what_the_shell_model_plays_in_any_encoder(tmp_path):
+    import gymnasium as gym
+
+    env = gym.make("shell_envs/WhatTheShell-v0", opponent="random", obs_encoder="flat")
+    MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, device="cpu", seed=0).save(
+        tmp_path / "wts.zip"
+    )
+    agent = load_agent(tmp_path / "wts.zip", seed=1)
+    assert isinstance(agent, WhatTheShellModelAgent)
+    planes = gym.make("shell_envs/WhatTheShell-v0", opponent="random", obs_encoder="planes")
+    obs, _ = planes.reset(seed=0)
+    mask = planes.unwrapped.action_masks()
+    assert mask[agent.act(obs, mask)]
+    result = play_match(agent, make_agent("what_the_shell", "greedy", seed=0), games=2)
+    assert result.games == 2 and result.opponent == "greedy"
+    with pytest.raises(ValueError, match="game must be"):
+        load_agent(tmp_path / "wts.zip", game="chess")
+
+
+def test_wilson_intervals_and_match_summaries():
+    from shell_envs.integrations.evaluation import MatchResult
+
+    result = MatchResult("a", "b", wins=30, draws=10, losses=60)
+    assert result.games == 100 and result.score == pytest.approx(0.35)
+    lo, hi = result.win_interval()
+    assert 0.2 < lo < 0.3 < hi < 0.4
+    row = result.as_dict()
+    assert row["loss_rate"] == 0.6 and row["win_ci95"] == [lo, hi]
+    assert "30 W / 10 D / 60 L of 100" in str(result)
