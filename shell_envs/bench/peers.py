@@ -4,7 +4,8 @@ One run measures the project's environments (single and batched) and, where inst
 PettingZoo ``connect_four_v3`` (AEC), OpenSpiel ``connect_four`` (with observation tensors),
 pgx ``connect_four`` (jit + vmap on the CPU) and Gymnasium ``CartPole-v1``.  Every workload
 runs a random-legal-move loop with observations; batched workloads sample their actions with
-compiled code (ours with numba, pgx's with JAX), single ones with the same numpy sampler.
+compiled code (ours with numba, pgx's with JAX), single ones with the same numpy sampler
+(CartPole with an all-true mask).
 A missing peer is reported as skipped.  Compile and warm-up time is kept apart.
 """
 
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from shell_envs.bench.speed import _pick, connect_four_moves, what_the_shell_env_steps
+from shell_envs.bench.scorpion_speed import env_steps
+from shell_envs.bench.speed import connect_four_moves, what_the_shell_env_steps
 from shell_envs.bench.timing import Rate, measure_side_by_side
 
 BATCH = 1024
@@ -53,27 +55,6 @@ def _what_the_shell_batched() -> Callable[[int], int]:
             obs, _, _, _, _ = env.step(actions)
             steps += BATCH
         return steps
-
-    return run
-
-
-def _scorpion_single() -> Callable[[int], int]:
-    """Steps of ``gym.make("shell_envs/Scorpion-v0")`` with observations and masks."""
-    import gymnasium as gym
-
-    import shell_envs  # noqa: F401  (registers the ids)
-
-    env = gym.make("shell_envs/Scorpion-v0")
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-    masks = env.unwrapped.action_masks
-
-    def run(n: int) -> int:
-        for _ in range(n):
-            _, _, terminated, truncated, _ = env.step(_pick(masks(), rng))
-            if terminated or truncated:
-                env.reset()
-        return n
 
     return run
 
@@ -159,24 +140,6 @@ def _pgx_connect_four() -> Callable[[int], int]:
     return run
 
 
-def _cartpole() -> Callable[[int], int]:
-    """Steps of Gymnasium's ``CartPole-v1`` with random actions."""
-    import gymnasium as gym
-
-    env = gym.make("CartPole-v1")
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-
-    def run(n: int) -> int:
-        for _ in range(n):
-            _, _, terminated, truncated, _ = env.step(int(rng.integers(2)))
-            if terminated or truncated:
-                env.reset()
-        return n
-
-    return run
-
-
 def _wts_memory() -> float:
     """Bytes of state per What the Shell game (board, egg queue, meta)."""
     from shell_envs.what_the_shell import rules
@@ -213,7 +176,12 @@ WORKLOADS = [
         batch=BATCH,
         memory=_wts_memory,
     ),  # fmt: skip
-    Workload("scorpion gym.make", "steps", _scorpion_single, memory=_scorpion_memory),
+    Workload(
+        "scorpion gym.make",
+        "steps",
+        lambda: env_steps("shell_envs/Scorpion-v0"),
+        memory=_scorpion_memory,
+    ),  # fmt: skip
     Workload(
         "scorpion make_vec N=1024", "steps", _scorpion_batched, batch=BATCH, memory=_scorpion_memory
     ),  # fmt: skip
@@ -227,7 +195,7 @@ WORKLOADS = [
         batch=BATCH,
         memory=_pgx_memory,
     ),  # fmt: skip
-    Workload("gymnasium CartPole-v1", "steps", _cartpole),
+    Workload("gymnasium CartPole-v1", "steps", lambda: env_steps("CartPole-v1")),
 ]
 
 RATIOS = [

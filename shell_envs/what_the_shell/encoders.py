@@ -3,9 +3,12 @@
 An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta, player)``
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
 An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
-white_obs)``; the env then makes one native call per round for both observations (the
-built-in encoders do), and ``fill_batch(board, eggs, meta, black_out, white_out)`` writing
-``N`` games' observations into ``(N, ...)`` buffers for the batched env.
+white_obs)``, and ``step_pair(board, eggs, meta, black_cell, white_cell, info)`` returning
+``(outcome, black_obs, white_obs)`` after :func:`rules.try_step` (outcome ``ILLEGAL``
+and nothing played when a cell is illegal); the env then makes a single
+native call per round (the built-in encoders do); ``fill_batch(board, eggs, meta,
+black_out, white_out)`` writes ``N`` games' observations into ``(N, ...)`` buffers for the
+batched env.
 Register your own with :func:`register_encoder`.
 """
 
@@ -83,6 +86,22 @@ def encode_flat_pair(board, eggs, meta):
     return black, white
 
 
+@jit
+def step_planes(board, eggs, meta, black_cell, white_cell, info):
+    """:func:`rules.try_step`, then both players' planes, in one native call (the hot path)."""
+    outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
+    black, white = encode_planes_pair(board, eggs, meta)
+    return outcome, black, white
+
+
+@jit
+def step_flat(board, eggs, meta, black_cell, white_cell, info):
+    """:func:`rules.try_step`, then both players' flat observations, in one native call."""
+    outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
+    black, white = encode_flat_pair(board, eggs, meta)
+    return outcome, black, white
+
+
 @jit_parallel
 def fill_planes_batch(board, eggs, meta, black, white, one):
     """Planes of ``N`` games for black and for white into ``black``/``white`` ``(N, 5, 81)``."""
@@ -124,6 +143,7 @@ class PlanesEncoder:
     space = spaces.Box(0.0, 1.0, (N_PLANES, rules.SIZE, rules.SIZE), np.float32)
     encode = staticmethod(encode_planes)
     encode_pair = staticmethod(encode_planes_pair)
+    step_pair = staticmethod(step_planes)
 
     @staticmethod
     def fill_batch(board, eggs, meta, black, white) -> None:
@@ -139,6 +159,7 @@ class FlatEncoder:
     space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
     encode = staticmethod(encode_flat)
     encode_pair = staticmethod(encode_flat_pair)
+    step_pair = staticmethod(step_flat)
     fill_batch = staticmethod(fill_flat_batch)
 
 

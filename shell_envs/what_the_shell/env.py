@@ -64,6 +64,7 @@ class WhatTheShellEnv(ParallelEnv):
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.encoder = ENCODERS.create(obs_encoder)
         self._encode_pair = getattr(self.encoder, "encode_pair", None)
+        self._step_pair = getattr(self.encoder, "step_pair", None)
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
@@ -126,15 +127,27 @@ class WhatTheShellEnv(ParallelEnv):
         """Play one round with both players' cells."""
         if not self.agents:
             raise RuntimeError("the game is over; call reset() to start a new one")
-        if not isinstance(actions, dict) or set(actions) != set(AGENTS):
+        if (
+            type(actions) is not dict
+            or len(actions) != 2
+            or "black" not in actions
+            or ("white" not in actions)
+        ):
             raise ValueError(
                 "step() takes a dict with one action for each of 'black' and 'white', got "
                 f"{actions!r}"
             )
         black, white = actions["black"], actions["white"]
-        if _is_index(black) and _is_index(white) and self.board[black] == 0 == self.board[white]:
-            outcome = rules.step(self.board, self.eggs, self.meta, black, white, self._info)
-            return self._after_round(outcome)
+        if _is_integer(black) and _is_integer(white) and 0 <= black < rules.CELLS > white >= 0:
+            if self._step_pair is not None:
+                outcome, *pair = self._step_pair(
+                    self.board, self.eggs, self.meta, black, white, self._info
+                )
+            else:
+                outcome = rules.try_step(self.board, self.eggs, self.meta, black, white, self._info)
+                pair = None
+            if outcome != rules.ILLEGAL:
+                return self._after_round(outcome, pair)
         return self._illegal(black, white)
 
     def _illegal(self, black: Any, white: Any):
@@ -169,7 +182,7 @@ class WhatTheShellEnv(ParallelEnv):
             infos,
         )
 
-    def _after_round(self, outcome: int):
+    def _after_round(self, outcome: int, pair: list[np.ndarray] | None = None):
         """Build rewards, flags and infos after a played round."""
         (collision, cap_b, cap_w, hatch_b, hatch_w, vanished, lost_b, lost_w, eggs_captured,
          waves, win_b, win_w) = self._info.tolist()  # fmt: skip
@@ -218,19 +231,22 @@ class WhatTheShellEnv(ParallelEnv):
                 infos[agent]["outcome"] = ("loss", "draw", "win")[rewards[agent] + 1]
         if terminated or truncated:
             self.agents = []
-        self._render_frame()
+        if self.render_mode == "human":
+            self._render_frame()
         return (
-            self._observations(),
+            self._observations(pair),
             {"black": float(rewards["black"]), "white": float(rewards["white"])},
             {"black": terminated, "white": terminated},
             {"black": truncated, "white": truncated},
             infos,
         )
 
-    def _observations(self) -> dict[str, Any]:
-        """Both players' observations with the shared mask of empty cells."""
+    def _observations(self, pair: list[np.ndarray] | None = None) -> dict[str, Any]:
+        """Both players' observations (``pair`` if already encoded) with the mask of empty cells."""
         mask = np.logical_not(self.board).view(np.int8)
-        if self._encode_pair is not None:
+        if pair is not None:
+            black, white = pair
+        elif self._encode_pair is not None:
             black, white = self._encode_pair(self.board, self.eggs, self.meta)
         else:
             black = self.encoder.encode(self.board, self.eggs, self.meta, rules.BLACK)
@@ -291,14 +307,10 @@ class WhatTheShellEnv(ParallelEnv):
 
 def _is_integer(action: Any) -> bool:
     """An int or numpy integer (not a bool)."""
+    kind = type(action)
+    if kind is int or kind is np.int64:
+        return True
     return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-
-
-def _is_index(action: Any) -> bool:
-    """An integer cell index 0–80."""
-    if type(action) is int or type(action) is np.int64:
-        return 0 <= action < rules.CELLS
-    return _is_integer(action) and 0 <= action < rules.CELLS
 
 
 __all__ = ["WhatTheShellEnv", "cell_name", "DEFAULT_MAX_ROUNDS"]

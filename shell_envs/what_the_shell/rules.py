@@ -399,6 +399,17 @@ def step(board, eggs, meta, black_cell, white_cell, info):
     return check_end(board, meta, info)
 
 
+ILLEGAL = -1
+
+
+@jit
+def try_step(board, eggs, meta, black_cell, white_cell, info):
+    """:func:`step` if both cells are legal (empty, on the board), else ``ILLEGAL`` untouched."""
+    if not (is_legal(board, black_cell) and is_legal(board, white_cell)):
+        return ILLEGAL
+    return step(board, eggs, meta, black_cell, white_cell, info)
+
+
 @jit
 def random_empty_cell(board, n_empty):
     """A uniformly random empty cell (``n_empty`` is the number of empty cells)."""

@@ -328,3 +328,12 @@ def test_uncompiled_rules_match_compiled():
         )
         outputs.append(json.loads(out.stdout))
     assert outputs[0] == outputs[1]
+
+
+def test_huge_and_negative_actions_are_illegal_not_crashes():
+    env = what_the_shell_v0.parallel_env()
+    env.reset()
+    _, rewards, _, _, infos = env.step({"black": 10**30, "white": -1})
+    assert rewards == {"black": -1.0, "white": -1.0}
+    assert "out of range" in infos["black"]["illegal_reasons"]["black"]
+    assert "out of range" in infos["black"]["illegal_reasons"]["white"]
