@@ -15,14 +15,20 @@ import numpy as np
 from gymnasium import spaces
 
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit_parallel, prange
+from shell_envs.core.jit import jit, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.encoders import ENCODERS
+from shell_envs.what_the_shell.encoders import (
+    ENCODERS,
+    N_PLANES,
+    PlanesEncoder,
+    PlanesUint8Encoder,
+    _fill,
+)
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
 from shell_envs.what_the_shell.position import cell_name
 
-RESET = -1  # kernel outcome of a game that was reset in this step
+OTHER, PLANES, PLANES_UINT8 = -1, 0, 1  # encoders the kernel fills itself
 BLACK_ILLEGAL, WHITE_ILLEGAL = 1, 2
 INFO_FIELDS = (
     "collision",
@@ -40,33 +46,66 @@ INFO_FIELDS = (
 )
 
 
-@jit_parallel
-def batch_step(board, eggs, meta, info, black, white, autoreset, outcome, illegal):
-    """Step every game: reset the ones flagged in ``autoreset``, check both actions, play.
+@jit
+def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
+    """One game's observations (built-in encoder ``kind``; -1: none) and both masks."""
+    if kind == PLANES:
+        _fill(board, eggs, meta, rules.BLACK, obs_b, 1.0)
+        _fill(board, eggs, meta, rules.WHITE, obs_w, 1.0)
+    elif kind == PLANES_UINT8:
+        _fill(board, eggs, meta, rules.BLACK, obs_b, np.uint8(255))
+        _fill(board, eggs, meta, rules.WHITE, obs_w, np.uint8(255))
+    for cell in range(rules.CELLS):
+        empty = board[cell] == rules.EMPTY
+        mask_b[cell] = empty
+        mask_w[cell] = empty
 
-    Fills ``outcome`` (``RESET``, or the rules' outcome) and ``illegal`` (bit 1 black, bit 2
-    white); a game with an illegal action is not played.
+
+@jit_parallel
+def batch_step(board, eggs, meta, info, black, white, autoreset, max_rounds, kind, obs_b, obs_w,
+               mask_b, mask_w, rewards_b, rewards_w, terminated, truncated, illegal):  # fmt: skip
+    """Step every game and observe it, in one parallel loop.
+
+    A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
+    actions are checked (``illegal``: bit 1 black, bit 2 white; such a game is not played, the
+    offender loses) and the round is played with :func:`rules.step`.  Fills the rewards, the
+    flags, the observations of the built-in encoder ``kind`` and the masks; on return
+    ``autoreset`` flags the games that ended.
     """
     for i in prange(board.shape[0]):
         illegal[i] = 0
+        rewards_b[i] = 0.0
+        rewards_w[i] = 0.0
+        terminated[i] = False
+        truncated[i] = False
         if autoreset[i]:
             board[i, :] = rules.EMPTY
             eggs[i, :] = -1
             meta[i, :] = 0
             info[i, :] = 0
-            outcome[i] = RESET
-            continue
-        b = black[i]
-        w = white[i]
-        if not rules.is_legal(board[i], b):
-            illegal[i] |= BLACK_ILLEGAL
-        if not rules.is_legal(board[i], w):
-            illegal[i] |= WHITE_ILLEGAL
-        if illegal[i]:
-            info[i, :] = 0
-            outcome[i] = rules.ONGOING
-            continue
-        outcome[i] = rules.step(board[i], eggs[i], meta[i], b, w, info[i])
+            autoreset[i] = False
+        else:
+            if not rules.is_legal(board[i], black[i]):
+                illegal[i] |= BLACK_ILLEGAL
+            if not rules.is_legal(board[i], white[i]):
+                illegal[i] |= WHITE_ILLEGAL
+            if illegal[i]:
+                info[i, :] = 0
+                rewards_b[i] = -1.0 if illegal[i] & BLACK_ILLEGAL else 1.0
+                rewards_w[i] = -1.0 if illegal[i] & WHITE_ILLEGAL else 1.0
+                terminated[i] = True
+            else:
+                outcome = rules.step(board[i], eggs[i], meta[i], black[i], white[i], info[i])
+                if outcome == rules.BLACK_WINS:
+                    rewards_b[i] = 1.0
+                    rewards_w[i] = -1.0
+                elif outcome == rules.WHITE_WINS:
+                    rewards_b[i] = -1.0
+                    rewards_w[i] = 1.0
+                terminated[i] = outcome != rules.ONGOING
+                truncated[i] = not terminated[i] and meta[i, rules.ROUNDS] >= max_rounds
+            autoreset[i] = terminated[i] or truncated[i]
+        _observe(kind, board[i], eggs[i], meta[i], obs_b[i], obs_w[i], mask_b[i], mask_w[i])
 
 
 class WhatTheShellVectorEnv:
@@ -96,6 +135,9 @@ class WhatTheShellVectorEnv:
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.copy = flag("copy", copy)
         self.encoder = ENCODERS.create(obs_encoder)
+        self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
+            type(self.encoder), OTHER
+        )
         self.possible_agents = list(AGENTS)
         n = self.num_envs
         self.board = np.zeros((n, rules.CELLS), dtype=np.int8)
@@ -103,8 +145,8 @@ class WhatTheShellVectorEnv:
         self.meta = np.zeros((n, rules.META_SIZE), dtype=np.int32)
         self.info = np.zeros((n, rules.INFO_SIZE), dtype=np.int32)
         self._autoreset = np.zeros(n, dtype=np.bool_)
-        self._outcome = np.zeros(n, dtype=np.int64)
         self._illegal = np.zeros(n, dtype=np.int64)
+        self._placeholder = np.zeros((n, N_PLANES, 0), np.float32)
         shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
@@ -142,7 +184,13 @@ class WhatTheShellVectorEnv:
         self.meta[:] = 0
         self.info[:] = 0
         self._autoreset[:] = False
-        return self._observations(), self._infos(np.zeros(self.num_envs, dtype=np.int64))
+        obs_b, obs_w = self._obs_buffers()
+        mask = np.ones((self.num_envs, rules.CELLS), np.int8)
+        if self._kind != OTHER:
+            fill = self.encoder.fill_batch
+            fill(self.board, self.eggs, self.meta, obs_b, obs_w)
+        observations = self._observations(obs_b, obs_w, mask, mask.copy())
+        return observations, self._infos(np.zeros(self.num_envs, dtype=np.int64))
 
     def step(self, actions: dict[str, Any]):
         """One round in every game: ``actions = {"black": int[N], "white": int[N]}``."""
@@ -155,39 +203,20 @@ class WhatTheShellVectorEnv:
         white = self._as_actions(actions["white"], "white")
         if self.illegal_action == "raise":
             self._raise_if_illegal(black, white)
-        batch_step(
-            self.board,
-            self.eggs,
-            self.meta,
-            self.info,
-            black,
-            white,
-            self._autoreset,
-            self._outcome,
-            self._illegal,
-        )
-        outcome, illegal = self._outcome, self._illegal
-        played = outcome != RESET
-        black_bad = (illegal & BLACK_ILLEGAL) != 0
-        white_bad = (illegal & WHITE_ILLEGAL) != 0
-        any_bad = black_bad | white_bad
-        rewards_b = np.zeros(self.num_envs, dtype=np.float32)
-        rewards_b[outcome == rules.BLACK_WINS] = 1.0
-        rewards_b[outcome == rules.WHITE_WINS] = -1.0
-        rewards_w = -rewards_b
-        rewards_b[any_bad] = np.where(black_bad[any_bad], -1.0, 1.0)
-        rewards_w[any_bad] = np.where(white_bad[any_bad], -1.0, 1.0)
-        terminated = played & ((outcome != rules.ONGOING) | any_bad)
-        truncated = played & ~terminated & (self.meta[:, rules.ROUNDS] >= self.max_rounds)
-        self._autoreset[:] = terminated | truncated
-        observations = self._observations()
-        infos = self._infos(illegal)
+        n = self.num_envs
+        obs_b, obs_w = self._obs_buffers()
+        mask_b, mask_w = np.empty((n, rules.CELLS), np.int8), np.empty((n, rules.CELLS), np.int8)
+        rewards_b, rewards_w = np.empty(n, np.float32), np.empty(n, np.float32)
+        terminated, truncated = np.empty(n, np.bool_), np.empty(n, np.bool_)
+        batch_step(self.board, self.eggs, self.meta, self.info, black, white, self._autoreset,
+                   self.max_rounds, self._kind, *self._planes_views(obs_b, obs_w), mask_b,
+                   mask_w, rewards_b, rewards_w, terminated, truncated, self._illegal)  # fmt: skip
         return (
-            observations,
+            self._observations(obs_b, obs_w, mask_b, mask_w),
             {"black": rewards_b, "white": rewards_w},
             {"black": terminated, "white": terminated.copy()},
             {"black": truncated, "white": truncated.copy()},
-            infos,
+            self._infos(self._illegal),
         )
 
     def action_masks(self) -> np.ndarray:
@@ -221,23 +250,34 @@ class WhatTheShellVectorEnv:
                 )
                 raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
 
-    def _observations(self) -> dict[str, Any]:
-        """Batched observations of both players (fresh arrays unless ``copy=False``)."""
+    def _planes_views(self, black: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The observation buffers as ``(N, 5, 81)`` for the kernel (placeholders otherwise)."""
+        if self._kind == OTHER:
+            return self._placeholder, self._placeholder
+        shape = (self.num_envs, N_PLANES, rules.CELLS)
+        return black.reshape(shape), white.reshape(shape)
+
+    def _obs_buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where this step's observations go: fresh arrays, or the reused ones (``copy=False``)."""
         if self.copy:
-            black, white = np.empty_like(self._obs_black), np.empty_like(self._obs_white)
-        else:
-            black, white = self._obs_black, self._obs_white
-        fill = getattr(self.encoder, "fill_batch", None)
-        if fill is not None:
-            fill(self.board, self.eggs, self.meta, black, white)
-        else:
-            for i in range(self.num_envs):
-                black[i] = self.encoder.encode(*self._game(i), rules.BLACK)
-                white[i] = self.encoder.encode(*self._game(i), rules.WHITE)
-        mask = np.logical_not(self.board).view(np.int8)
+            return np.empty_like(self._obs_black), np.empty_like(self._obs_white)
+        return self._obs_black, self._obs_white
+
+    def _observations(
+        self, black: np.ndarray, white: np.ndarray, mask_b: np.ndarray, mask_w: np.ndarray
+    ) -> dict[str, Any]:
+        """Both players' batched observations; encoders without a compiled kind fill them here."""
+        if self._kind == OTHER:
+            fill = getattr(self.encoder, "fill_batch", None)
+            if fill is not None:
+                fill(self.board, self.eggs, self.meta, black, white)
+            else:
+                for i in range(self.num_envs):
+                    black[i] = self.encoder.encode(*self._game(i), rules.BLACK)
+                    white[i] = self.encoder.encode(*self._game(i), rules.WHITE)
         return {
-            "black": {"observation": black, "action_mask": mask},
-            "white": {"observation": white, "action_mask": mask.copy()},
+            "black": {"observation": black, "action_mask": mask_b},
+            "white": {"observation": white, "action_mask": mask_w},
         }
 
     def _game(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -246,7 +286,8 @@ class WhatTheShellVectorEnv:
 
     def _infos(self, illegal: np.ndarray) -> dict[str, Any]:
         """What happened in each game this step, as arrays."""
-        infos = {name: self.info[:, k].copy() for k, name in enumerate(INFO_FIELDS)}
+        info = self.info.T.copy()  # one copy; each field is then a contiguous row of it
+        infos = dict(zip(INFO_FIELDS, info, strict=True))
         infos["collision"] = infos["collision"].astype(np.bool_)
         infos["round"] = self.meta[:, rules.ROUNDS].copy()
         infos["sudden_death"] = self.meta[:, rules.SUDDEN_DEATH].astype(np.bool_)

@@ -62,7 +62,7 @@ def lockstep(num_envs: int, steps: int, seed: int, encoder: str, illegal_every: 
     return finished
 
 
-@pytest.mark.parametrize("encoder", ["planes", "flat"])
+@pytest.mark.parametrize("encoder", ["planes", "flat", "planes_uint8"])
 def test_batch_and_single_envs_play_identical_trajectories(encoder):
     finished = lockstep(num_envs=8, steps=150, seed=1, encoder=encoder)
     assert finished >= 8  # games ended (won, drawn or truncated) and were autoreset
