@@ -36,12 +36,12 @@ class Workload:
     memory: Callable[[], float] | None = None
 
 
-def _what_the_shell_batched() -> Callable[[int], int]:
-    """Joint steps of ``vector_env(1024)``: both players' planes and masks every step."""
+def _what_the_shell_batched(encoder: str = "planes") -> Callable[[int], int]:
+    """Joint steps of ``vector_env(1024)``: both players' observations and masks every step."""
     from shell_envs import what_the_shell_v0
     from shell_envs.core.sampling import random_legal_actions
 
-    env = what_the_shell_v0.vector_env(BATCH)
+    env = what_the_shell_v0.vector_env(BATCH, obs_encoder=encoder)
     obs, _ = env.reset(seed=0)
 
     def run(n: int) -> int:
@@ -168,23 +168,30 @@ def _pgx_memory() -> float:
 WORKLOADS = [
     Workload(
         "what_the_shell parallel_env", "joint steps", what_the_shell_env_steps, memory=_wts_memory
-    ),  # fmt: skip
+    ),
     Workload(
         "what_the_shell vector_env N=1024",
         "joint steps",
         _what_the_shell_batched,
         batch=BATCH,
         memory=_wts_memory,
-    ),  # fmt: skip
+    ),
+    Workload(
+        "what_the_shell vector_env N=1024 planes_uint8",
+        "joint steps",
+        lambda: _what_the_shell_batched("planes_uint8"),
+        batch=BATCH,
+        memory=_wts_memory,
+    ),
     Workload(
         "scorpion gym.make",
         "steps",
         lambda: env_steps("shell_envs/Scorpion-v0"),
         memory=_scorpion_memory,
-    ),  # fmt: skip
+    ),
     Workload(
         "scorpion make_vec N=1024", "steps", _scorpion_batched, batch=BATCH, memory=_scorpion_memory
-    ),  # fmt: skip
+    ),
     Workload("pettingzoo connect_four_v3", "moves", connect_four_moves),
     Workload("openspiel connect_four", "moves", _openspiel_connect_four, requires=("pyspiel",)),
     Workload(
@@ -194,13 +201,14 @@ WORKLOADS = [
         requires=("pgx", "jax"),
         batch=BATCH,
         memory=_pgx_memory,
-    ),  # fmt: skip
+    ),
     Workload("gymnasium CartPole-v1", "steps", lambda: env_steps("CartPole-v1")),
 ]
 
 RATIOS = [
     ("what_the_shell parallel_env", "pettingzoo connect_four_v3", 5.0),
     ("what_the_shell vector_env N=1024", "pgx connect_four N=1024", 1.0),
+    ("what_the_shell vector_env N=1024 planes_uint8", "pgx connect_four N=1024", 1.0),
     ("scorpion gym.make", "gymnasium CartPole-v1", 1.0),
 ]
 ABSOLUTE = [("scorpion make_vec N=1024", 1_000_000.0)]
