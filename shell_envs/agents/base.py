@@ -163,3 +163,33 @@ def make_agent(game: str, name: str, seed: int | None = None, **kwargs: Any) -> 
     agent = factory(seed=seed, **kwargs)
     agent.reset(seed)
     return agent
+
+
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action indices of a mask; a clear error when there are none."""
+    legal = np.flatnonzero(np.asarray(action_mask))
+    if legal.size == 0:
+        raise ValueError("the action mask has no legal action")
+    return legal
+
+
+class RandomAgent:
+    """Uniform over the legal actions (:meth:`candidates`), seeded."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def candidates(self, action_mask: np.ndarray) -> np.ndarray:
+        """The actions drawn from: every legal one."""
+        return legal_actions(action_mask)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """A uniformly random candidate action."""
+        return int(self.rng.choice(self.candidates(action_mask)))

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from shell_envs.agents.base import register_agent
+from shell_envs.agents.base import RandomAgent as BaseRandomAgent
+from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.scorpion import rules, search
 from shell_envs.scorpion.state import ScorpionState
 
@@ -173,9 +174,7 @@ def _whole_missing_suits(tab: np.ndarray, removed: int) -> list[int]:
 
 def _legal(action_mask: np.ndarray) -> np.ndarray:
     """The legal actions, undo left out unless it is the only one; an error when there are none."""
-    legal = np.flatnonzero(np.asarray(action_mask))
-    if legal.size == 0:
-        raise ValueError("the action mask has no legal action")
+    legal = legal_actions(action_mask)
     moves = legal[legal != rules.UNDO_ACTION]
     return moves if moves.size else legal
 
@@ -218,22 +217,12 @@ class _FairAgent:
         return np.array(sorted(self._visited), np.int64)
 
 
-class RandomAgent:
+class RandomAgent(BaseRandomAgent):
     """Uniform over the legal actions (never undo unless it is the only one)."""
 
-    name = "random"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """A uniformly random legal action."""
-        return int(self.rng.choice(_legal(action_mask)))
+    def candidates(self, action_mask: np.ndarray) -> np.ndarray:
+        """The legal actions, undo left out unless it is the only one."""
+        return _legal(action_mask)
 
 
 class GreedyAgent(_FairAgent):

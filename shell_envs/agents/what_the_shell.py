@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from shell_envs.agents.base import register_agent
+from shell_envs.agents.base import RandomAgent as BaseRandomAgent
+from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, positive_int
 from shell_envs.what_the_shell import rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
@@ -98,30 +99,8 @@ def _number_in(value: Any, low: float, high: float, low_open: bool = False) -> b
     return (low < value if low_open else low <= value) and value <= high
 
 
-def _legal(action_mask: np.ndarray) -> np.ndarray:
-    """The legal action indices; a clear error when there are none."""
-    legal = np.flatnonzero(np.asarray(action_mask))
-    if legal.size == 0:
-        raise ValueError("the action mask has no legal action")
-    return legal
-
-
-class RandomAgent:
+class RandomAgent(BaseRandomAgent):
     """Uniform over the legal cells."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """A uniformly random legal cell."""
-        return int(self.rng.choice(_legal(action_mask)))
 
 
 class GreedyAgent:
@@ -150,7 +129,7 @@ class GreedyAgent:
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The best legal cell for ``state.player``."""
-        legal = _legal(action_mask)
+        legal = legal_actions(action_mask)
         board = state.board.copy()
         search.score_cells(board, state.eggs.copy(), state.meta.copy(), state.player, self._scores)
         scores = self._scores[legal]
@@ -237,7 +216,7 @@ class MCTSAgent:
         When ``action_mask`` allows none of the searched candidates, the greedy choice within
         the mask is played instead.
         """
-        legal = _legal(action_mask)
+        legal = legal_actions(action_mask)
         side = 0 if state.player == rules.BLACK else 1
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True

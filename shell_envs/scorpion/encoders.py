@@ -84,7 +84,30 @@ def step_cards(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out
     return result
 
 
-class TableauEncoder:
+class _CompiledEncoder:
+    """An encoder whose ``encode`` and fused ``step`` are compiled functions of the rule arrays."""
+
+    size: int  # length of the encoding
+    space: spaces.Box
+    fill: Callable[..., None]  # compiled: (tab, lens, fd, reserve, meta, out)
+    fused_step: Callable[..., tuple[int, int, int]]  # compiled: rules.step, then fill
+
+    def encode(self, state: ScorpionState) -> np.ndarray:
+        """The encoding of ``state``."""
+        out = np.empty(self.size, np.int8)
+        self.fill(state.tab, state.lens, state.fd, state.reserve, state.meta, out)
+        return out
+
+    def step(
+        self, state: ScorpionState, action: int, allow_undo: bool, mask: np.ndarray
+    ) -> tuple[int, int, int, np.ndarray]:
+        """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
+        out = np.empty(self.size, np.int8)
+        code, points, n_legal = self.fused_step(*state.arrays, action, allow_undo, mask, out)
+        return code, points, n_legal, out
+
+
+class TableauEncoder(_CompiledEncoder):
     """The table as a person sees it: ``Box(0, 53, (366,), int8)``.
 
     Features, in order:
@@ -102,33 +125,12 @@ class TableauEncoder:
         high[365] = 4
         self.space = spaces.Box(0, high, (366,), np.int8)
 
-    def encode(self, state: ScorpionState) -> np.ndarray:
-        """The tableau vector of ``state``."""
-        out = np.empty(366, np.int8)
-        encode_tableau(state.tab, state.lens, state.fd, state.reserve, state.meta, out)
-        return out
-
-    def step(
-        self, state: ScorpionState, action: int, allow_undo: bool, mask: np.ndarray
-    ) -> tuple[int, int, int, np.ndarray]:
-        """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
-        out = np.empty(366, np.int8)
-        code, points, n_legal = step_tableau(
-            state.tab,
-            state.lens,
-            state.fd,
-            state.reserve,
-            state.meta,
-            state.hist,
-            action,
-            allow_undo,
-            mask,
-            out,
-        )
-        return code, points, n_legal, out
+    size = 366
+    fill = staticmethod(encode_tableau)
+    fused_step = staticmethod(step_tableau)
 
 
-class CardsEncoder:
+class CardsEncoder(_CompiledEncoder):
     """Where every card is: ``Box(0, high, (217,), int8)``.
 
     Features, in order:
@@ -154,30 +156,9 @@ class CardsEncoder:
         high[216] = 4
         self.space = spaces.Box(0, high, (217,), np.int8)
 
-    def encode(self, state: ScorpionState) -> np.ndarray:
-        """The per-card vector of ``state``."""
-        out = np.empty(217, np.int8)
-        encode_cards(state.tab, state.lens, state.fd, state.reserve, state.meta, out)
-        return out
-
-    def step(
-        self, state: ScorpionState, action: int, allow_undo: bool, mask: np.ndarray
-    ) -> tuple[int, int, int, np.ndarray]:
-        """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
-        out = np.empty(217, np.int8)
-        code, points, n_legal = step_cards(
-            state.tab,
-            state.lens,
-            state.fd,
-            state.reserve,
-            state.meta,
-            state.hist,
-            action,
-            allow_undo,
-            mask,
-            out,
-        )
-        return code, points, n_legal, out
+    size = 217
+    fill = staticmethod(encode_cards)
+    fused_step = staticmethod(step_cards)
 
 
 def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool = False) -> None:
