@@ -4,7 +4,7 @@ An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta,
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
 An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
 white_obs)``, and ``step_pair(board, eggs, meta, black_cell, white_cell, info)`` returning
-``(outcome, black_obs, white_obs)`` after :func:`rules.try_step` (outcome ``ILLEGAL``
+``(outcome, black_obs, white_obs, mask)`` after :func:`rules.try_step` (outcome ``ILLEGAL``
 and nothing played when a cell is illegal); the env then makes a single
 native call per round (the built-in encoders do); ``fill_batch(board, eggs, meta,
 black_out, white_out)`` writes ``N`` games' observations into ``(N, ...)`` buffers for the
@@ -87,11 +87,20 @@ def encode_flat_pair(board, eggs, meta):
 
 
 @jit
+def legal_mask(board):
+    """``int8[81]``: 1 on the empty cells (both players' legal actions)."""
+    mask = np.empty(rules.CELLS, dtype=np.int8)
+    for cell in range(rules.CELLS):
+        mask[cell] = board[cell] == rules.EMPTY
+    return mask
+
+
+@jit
 def step_planes(board, eggs, meta, black_cell, white_cell, info):
     """:func:`rules.try_step`, then both players' planes, in one native call (the hot path)."""
     outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
     black, white = encode_planes_pair(board, eggs, meta)
-    return outcome, black, white
+    return outcome, black, white, legal_mask(board)
 
 
 @jit
@@ -99,7 +108,7 @@ def step_flat(board, eggs, meta, black_cell, white_cell, info):
     """:func:`rules.try_step`, then both players' flat observations, in one native call."""
     outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
     black, white = encode_flat_pair(board, eggs, meta)
-    return outcome, black, white
+    return outcome, black, white, legal_mask(board)
 
 
 @jit_parallel

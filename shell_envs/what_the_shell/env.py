@@ -27,10 +27,13 @@ PLAYER = {"black": rules.BLACK, "white": rules.WHITE}
 DEFAULT_MAX_ROUNDS = 200
 ILLEGAL_ACTION_MODES = ("lose", "raise")
 RESULT = {
-    rules.BLACK_WINS: {"black": 1, "white": -1},
-    rules.WHITE_WINS: {"black": -1, "white": 1},
-    rules.DRAW: {"black": 0, "white": 0},
+    rules.BLACK_WINS: {"black": 1.0, "white": -1.0},
+    rules.WHITE_WINS: {"black": -1.0, "white": 1.0},
+    rules.DRAW: {"black": 0.0, "white": 0.0},
 }
+NO_REWARD = {"black": 0.0, "white": 0.0}
+FAST_INTS = frozenset({int, np.int64})  # checked by type first: the common, cheap case
+OUTCOME_NAMES = {1.0: "win", 0.0: "draw", -1.0: "loss"}
 
 
 class WhatTheShellEnv(ParallelEnv):
@@ -138,16 +141,20 @@ class WhatTheShellEnv(ParallelEnv):
                 f"{actions!r}"
             )
         black, white = actions["black"], actions["white"]
-        if _is_integer(black) and _is_integer(white) and 0 <= black < rules.CELLS > white >= 0:
+        if (
+            (type(black) in FAST_INTS or _is_integer(black))
+            and (type(white) in FAST_INTS or _is_integer(white))
+            and 0 <= black < rules.CELLS > white >= 0
+        ):
             if self._step_pair is not None:
-                outcome, *pair = self._step_pair(
+                outcome, *encoded = self._step_pair(
                     self.board, self.eggs, self.meta, black, white, self._info
                 )
             else:
                 outcome = rules.try_step(self.board, self.eggs, self.meta, black, white, self._info)
-                pair = None
+                encoded = None
             if outcome != rules.ILLEGAL:
-                return self._after_round(outcome, pair)
+                return self._after_round(outcome, encoded)
         return self._illegal(black, white)
 
     def _illegal(self, black: Any, white: Any):
@@ -182,14 +189,14 @@ class WhatTheShellEnv(ParallelEnv):
             infos,
         )
 
-    def _after_round(self, outcome: int, pair: list[np.ndarray] | None = None):
+    def _after_round(self, outcome: int, encoded: list[np.ndarray] | None = None):
         """Build rewards, flags and infos after a played round."""
         (collision, cap_b, cap_w, hatch_b, hatch_w, vanished, lost_b, lost_w, eggs_captured,
          waves, win_b, win_w) = self._info.tolist()  # fmt: skip
         _, sudden_death, rounds, _ = self.meta.tolist()
         terminated = outcome != rules.ONGOING
         truncated = not terminated and rounds >= self.max_rounds
-        rewards = RESULT[outcome] if terminated else {"black": 0, "white": 0}
+        rewards = RESULT[outcome] if terminated else NO_REWARD
         collided = collision == 1
         sudden = sudden_death == 1
         infos = {
@@ -228,25 +235,30 @@ class WhatTheShellEnv(ParallelEnv):
         }
         if terminated:
             for agent in AGENTS:
-                infos[agent]["outcome"] = ("loss", "draw", "win")[rewards[agent] + 1]
+                infos[agent]["outcome"] = OUTCOME_NAMES[rewards[agent]]
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":
             self._render_frame()
         return (
-            self._observations(pair),
-            {"black": float(rewards["black"]), "white": float(rewards["white"])},
+            self._observations(encoded),
+            dict(rewards),
             {"black": terminated, "white": terminated},
             {"black": truncated, "white": truncated},
             infos,
         )
 
-    def _observations(self, pair: list[np.ndarray] | None = None) -> dict[str, Any]:
-        """Both players' observations (``pair`` if already encoded) with the mask of empty cells."""
+    def _observations(self, encoded: list[np.ndarray] | None = None) -> dict[str, Any]:
+        """Both players' observations with the mask of empty cells (``encoded``: the fused
+        step's ``[black, white, mask]``)."""
+        if encoded is not None:
+            black, white, mask = encoded
+            return {
+                "black": {"observation": black, "action_mask": mask},
+                "white": {"observation": white, "action_mask": mask.copy()},
+            }
         mask = np.logical_not(self.board).view(np.int8)
-        if pair is not None:
-            black, white = pair
-        elif self._encode_pair is not None:
+        if self._encode_pair is not None:
             black, white = self._encode_pair(self.board, self.eggs, self.meta)
         else:
             black = self.encoder.encode(self.board, self.eggs, self.meta, rules.BLACK)
@@ -307,9 +319,6 @@ class WhatTheShellEnv(ParallelEnv):
 
 def _is_integer(action: Any) -> bool:
     """An int or numpy integer (not a bool)."""
-    kind = type(action)
-    if kind is int or kind is np.int64:
-        return True
     return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
 
 
