@@ -234,6 +234,15 @@ def _push_history(meta, hist):
 
 
 @jit
+def _close_record(rec, meta, points):
+    """Finish a move: remember its points for undo, add them to the score, count the move."""
+    rec[H_POINTS] = points
+    meta[M_SCORE] += points
+    meta[M_MOVES] += 1
+    return points
+
+
+@jit
 def flip(tab, lens, fd, col):
     """Turn a face-down card left on top of ``col`` face up; returns the points (5 or 0)."""
     n = int(lens[col])
@@ -304,10 +313,7 @@ def move(tab, lens, fd, meta, hist, card, dest):
     rec[H_SRC_FLIP] = 1 if flipped else 0
     points += flipped
     points += remove_sequence(tab, lens, fd, meta, dest, rec)
-    rec[H_POINTS] = points
-    meta[M_SCORE] += points
-    meta[M_MOVES] += 1
-    return points
+    return _close_record(rec, meta, points)
 
 
 @jit
@@ -324,10 +330,7 @@ def deal_reserve(tab, lens, fd, reserve, meta, hist):
     points = 0
     for c in range(3):
         points += remove_sequence(tab, lens, fd, meta, c, rec)
-    rec[H_POINTS] = points
-    meta[M_SCORE] += points
-    meta[M_MOVES] += 1
-    return points
+    return _close_record(rec, meta, points)
 
 
 @jit
