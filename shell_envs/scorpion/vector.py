@@ -17,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit, jit_parallel, prange
@@ -31,6 +32,7 @@ from shell_envs.scorpion.encoders import (
 )
 from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES
 from shell_envs.scorpion.messages import LANGS, message
+from shell_envs.scorpion.state import ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 TABLEAU, CARDS = 0, 1
@@ -179,7 +181,7 @@ class ScorpionVectorEnv(VectorEnv):
             )
         else:
             self.single_observation_space = obs_space
-        self.observation_space = _batch_space(self.single_observation_space, n)
+        self.observation_space = batch_space(self.single_observation_space, n)
         tab, lens, fd, reserve, meta, hist = engine.new_arrays()
         self.tab = np.repeat(tab[None], n, axis=0)
         self.lens = np.repeat(lens[None], n, axis=0)
@@ -315,8 +317,6 @@ class ScorpionVectorEnv(VectorEnv):
         """The current observations (custom encoders are called game by game)."""
         if self._kind >= 0:
             return self._obs.copy()
-        from shell_envs.scorpion.state import ScorpionState
-
         return np.stack(
             [
                 self.encoder.encode(
@@ -345,10 +345,3 @@ class ScorpionVectorEnv(VectorEnv):
             "code": self._codes.copy(),
             "deal": self.deals.copy(),
         }
-
-
-def _batch_space(space: spaces.Space, n: int) -> spaces.Space:
-    """The batched version of a single observation space."""
-    from gymnasium.vector.utils import batch_space
-
-    return batch_space(space, n)

@@ -257,7 +257,7 @@ class WhatTheShellEnv(ParallelEnv):
                 "black": {"observation": black, "action_mask": mask},
                 "white": {"observation": white, "action_mask": mask.copy()},
             }
-        mask = np.logical_not(self.board).view(np.int8)
+        mask = self.action_mask()
         if self._encode_pair is not None:
             black, white = self._encode_pair(self.board, self.eggs, self.meta)
         else:
