@@ -4,8 +4,9 @@ One run measures the project's environments (single and batched) and, where inst
 PettingZoo ``connect_four_v3`` (AEC), OpenSpiel ``connect_four`` (with observation tensors),
 pgx ``connect_four`` (jit + vmap on the CPU) and Gymnasium ``CartPole-v1``.  Every workload
 runs a random-legal-move loop with observations; batched workloads sample their actions with
-compiled code (ours with numba, pgx's with JAX), single ones with the same numpy sampler
-(CartPole with an all-true mask).
+compiled code (ours with numba, pgx's with JAX), single ones with the same sampler
+(``np.flatnonzero`` of the mask and the standard library's generator; CartPole with an
+all-true mask).
 A missing peer is reported as skipped.  Compile and warm-up time is kept apart.
 """
 
@@ -147,6 +148,14 @@ def _wts_memory() -> float:
     return float(sum(a.nbytes for a in rules.new_state()))
 
 
+def _wts_batched_memory() -> float:
+    """Bytes per game of the batched env: the state, the info row and the rules' scratch."""
+    from shell_envs.what_the_shell import rules
+
+    extra = rules.INFO_SIZE * 4 + int(np.prod(rules.WORK_SHAPE))
+    return _wts_memory() + extra
+
+
 def _scorpion_memory() -> float:
     """Bytes of state per Scorpion game (tableau, lengths, flips, reserve, meta, undo history)."""
     from shell_envs.scorpion import rules
@@ -174,14 +183,14 @@ WORKLOADS = [
         "joint steps",
         _what_the_shell_batched,
         batch=BATCH,
-        memory=_wts_memory,
+        memory=_wts_batched_memory,
     ),
     Workload(
         "what_the_shell vector_env N=1024 planes_uint8",
         "joint steps",
         lambda: _what_the_shell_batched("planes_uint8"),
         batch=BATCH,
-        memory=_wts_memory,
+        memory=_wts_batched_memory,
     ),
     Workload(
         "scorpion gym.make",

@@ -1,18 +1,20 @@
 """Scorpion speed: random-play env steps/s through ``gym.make`` beside CartPole, and playouts.
 
-Both environments run the same random-legal-action loop (a mask, ``np.flatnonzero``, one
-random pick): Scorpion with its action mask from ``info`` and its observation encoder,
+Both environments run the same random-legal-action loop (:func:`~shell_envs.bench.speed.pick_legal`
+on a mask): Scorpion with its action mask from ``info`` and its observation encoder,
 CartPole with an all-true mask.  The compiled workload is the engine's random playout over
 fresh deals.  Warm-up (compilation included) is measured apart from the rates.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
 
+from shell_envs.bench.speed import pick_legal
 from shell_envs.bench.timing import Rate, measure_side_by_side
 
 ENV_STEPS = "Scorpion-v0 env"
@@ -27,7 +29,7 @@ def env_steps(env_id: str, seed: int = 0, **kwargs: object) -> Callable[[int], i
     import shell_envs  # noqa: F401  (registers the environments)
 
     env = gym.make(env_id, **kwargs)
-    rng = np.random.default_rng(seed)
+    rng = random.Random(seed)
     all_legal = np.ones(env.action_space.n, np.bool_)
     _, info = env.reset(seed=seed)
     mask = info.get("action_mask", all_legal)
@@ -35,8 +37,7 @@ def env_steps(env_id: str, seed: int = 0, **kwargs: object) -> Callable[[int], i
     def run(n: int) -> int:
         nonlocal mask
         for _ in range(n):
-            legal = np.flatnonzero(mask)
-            _, _, terminated, truncated, info = env.step(legal[rng.integers(len(legal))])
+            _, _, terminated, truncated, info = env.step(pick_legal(mask, rng))
             if terminated or truncated:
                 _, info = env.reset()
             mask = info.get("action_mask", all_legal)

@@ -6,6 +6,7 @@ observation, pick a uniformly random legal action, step, reset when the game end
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 import numpy as np
@@ -13,10 +14,14 @@ import numpy as np
 from shell_envs.bench.timing import Rate, measure_side_by_side
 
 
-def _pick(mask: np.ndarray, rng: np.random.Generator) -> int:
-    """A uniformly random legal action from a 0/1 mask."""
+def pick_legal(mask: np.ndarray, rng: random.Random) -> int:
+    """A uniformly random legal action from a 0/1 mask.
+
+    The standard library's generator costs ~40 ns a draw against ~1 µs for a numpy
+    ``Generator`` call, so the loop's own overhead stays small beside the env being timed.
+    """
     legal = np.flatnonzero(mask)
-    return int(legal[rng.integers(len(legal))])
+    return int(legal[int(rng.random() * len(legal))])
 
 
 def what_the_shell_env_steps() -> Callable[[int], int]:
@@ -24,15 +29,15 @@ def what_the_shell_env_steps() -> Callable[[int], int]:
     from shell_envs import what_the_shell_v0
 
     env = what_the_shell_v0.parallel_env()
-    rng = np.random.default_rng(0)
+    rng = random.Random(0)
     obs, _ = env.reset(seed=0)
 
     def run(n: int) -> int:
         nonlocal obs
         for _ in range(n):
             actions = {
-                "black": _pick(obs["black"]["action_mask"], rng),
-                "white": _pick(obs["white"]["action_mask"], rng),
+                "black": pick_legal(obs["black"]["action_mask"], rng),
+                "white": pick_legal(obs["white"]["action_mask"], rng),
             }
             obs, _, _, _, _ = env.step(actions)
             if not env.agents:
@@ -62,7 +67,7 @@ def connect_four_moves() -> Callable[[int], int]:
 
     env = connect_four_v3.env()
     env.reset(seed=0)
-    rng = np.random.default_rng(0)
+    rng = random.Random(0)
 
     def run(n: int) -> int:
         moves = 0
@@ -71,7 +76,7 @@ def connect_four_moves() -> Callable[[int], int]:
             if terminated or truncated:
                 env.reset()
                 continue
-            env.step(_pick(obs["action_mask"], rng))
+            env.step(pick_legal(obs["action_mask"], rng))
             moves += 1
         return moves
 

@@ -48,6 +48,9 @@ ONGOING, BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2, 3
 INFO_SIZE = 12
 
 WIN_LENGTH = 5
+# rows of the scratch array of :func:`step`: both players' anchors, the new cells, capture flags
+W_ANCHORS_B, W_ANCHORS_W, W_NEW, W_FLAGS = range(4)
+WORK_SHAPE = (4, CELLS + 2)
 
 
 def _rays() -> np.ndarray:
@@ -141,6 +144,42 @@ DOOMED, ANCHOR = 1, 2
 
 
 @jit
+def _encloses(board, player, anchor, d):
+    """Whether ``anchor`` and the cell three steps in direction ``d`` enclose two enemy pieces."""
+    far = RAYS[anchor, d, 2]
+    if far < 0 or board[far] != player:
+        return False
+    return _is_enemy_piece(board[RAYS[anchor, d, 0]], player) and _is_enemy_piece(
+        board[RAYS[anchor, d, 1]], player
+    )
+
+
+@jit
+def _any_enclosure(board, player, anchors, n_anchors):
+    """Whether any of ``player``'s anchors closes an enclosure (most rounds: none).
+
+    Branch-free over the 8 directions (random boards make branches mispredict); an off-board
+    ray reads a harmless wrapped cell and is masked out by ``far >= 0``.
+    """
+    found = False
+    for i in range(n_anchors):
+        a = anchors[i]
+        for d in range(8):
+            far = RAYS[a, d, 2]
+            v1 = board[RAYS[a, d, 0]]
+            v2 = board[RAYS[a, d, 1]]
+            found |= (
+                (far >= 0)
+                & (board[far] == player)
+                & (v1 != EMPTY)
+                & (v1 != player)
+                & (v2 != EMPTY)
+                & (v2 != player)
+            )
+    return found
+
+
+@jit
 def find_captures(board, player, anchors, n_anchors, flags):
     """Count ``player``'s enclosures ``[P, E, E, P]`` from its anchors and mark the enclosed cells.
 
@@ -151,13 +190,11 @@ def find_captures(board, player, anchors, n_anchors, flags):
     for i in range(n_anchors):
         a = anchors[i]
         for d in range(8):
-            far = RAYS[a, d, 2]
-            if far < 0 or board[far] != player:
+            if not _encloses(board, player, a, d):
                 continue
+            far = RAYS[a, d, 2]
             c1 = RAYS[a, d, 0]
             c2 = RAYS[a, d, 1]
-            if not (_is_enemy_piece(board[c1], player) and _is_enemy_piece(board[c2], player)):
-                continue
             if flags[far] & ANCHOR and far < a:
                 continue
             flags[c1] |= DOOMED
@@ -167,12 +204,16 @@ def find_captures(board, player, anchors, n_anchors, flags):
 
 
 @jit
-def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info):
+def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info, flags):
     """One capture wave: both players' enclosures found on one board, then removed together.
 
-    Returns ``(black_captures, white_captures)``, the number of enclosures of each player.
+    ``flags`` is scratch (at least 81 entries, all zero; left zero).  Returns
+    ``(black_captures, white_captures)``, the number of enclosures of each player.
     """
-    flags = np.zeros(CELLS, dtype=np.int8)
+    if not (
+        _any_enclosure(board, BLACK, anchors_b, n_b) or _any_enclosure(board, WHITE, anchors_w, n_w)
+    ):
+        return 0, 0
     for i in range(n_b):
         flags[anchors_b[i]] = ANCHOR
     cb = find_captures(board, BLACK, anchors_b, n_b, flags)
@@ -181,10 +222,10 @@ def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info):
     for i in range(n_w):
         flags[anchors_w[i]] |= ANCHOR
     cw = find_captures(board, WHITE, anchors_w, n_w, flags)
-    if cb + cw == 0:
-        return cb, cw
     for cell in range(CELLS):
-        if flags[cell] & DOOMED:
+        doomed = flags[cell] & DOOMED
+        flags[cell] = 0
+        if doomed:
             value = board[cell]
             if value == EGG:
                 remove_egg(eggs, meta, cell)
@@ -354,23 +395,28 @@ def _new_line_possible(board, new_cells, n_new):
 
 
 @jit
-def step(board, eggs, meta, black_cell, white_cell, info):
+def step(board, eggs, meta, black_cell, white_cell, info, work=None):
     """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
 
     ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
-    Outside sudden death no line of five stood before the round and removals cannot make one,
-    so a line can only run through a turtle that arrived this round: when none does, the
-    full count of :func:`check_end` is known to be zero and is skipped.
+    ``work`` is optional scratch, ``int8`` zeros of shape :data:`WORK_SHAPE` (left zeroed
+    where it must be); hot loops pass one so that a round allocates nothing.  Outside
+    sudden death no line of five stood before the round and removals cannot make one, so a
+    line can only run through a turtle that arrived this round: when none does, the full
+    count of :func:`check_end` is known to be zero and is skipped.
     """
-    info[:] = 0
-    work = np.empty((3, CELLS + 2), dtype=np.int16)
-    new_cells = work[2]
+    if work is None:
+        work = np.zeros(WORK_SHAPE, dtype=np.int8)
+    for k in range(INFO_SIZE):
+        info[k] = 0
+    new_cells = work[W_NEW]
     n_new = 0
     if place(board, eggs, meta, black_cell, white_cell):
         info[I_COLLISION] = 1
     else:
-        anchors_b = work[0]
-        anchors_w = work[1]
+        anchors_b = work[W_ANCHORS_B]
+        anchors_w = work[W_ANCHORS_W]
+        flags = work[W_FLAGS]
         anchors_b[0] = black_cell
         anchors_w[0] = white_cell
         new_cells[0] = black_cell
@@ -378,7 +424,7 @@ def step(board, eggs, meta, black_cell, white_cell, info):
         n_new = 2
         n_b, n_w = 1, 1
         while True:
-            cb, cw = capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info)
+            cb, cw = capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info, flags)
             info[I_WAVES] += 1
             info[I_CAPTURES_B] += cb
             info[I_CAPTURES_W] += cw
@@ -403,11 +449,11 @@ ILLEGAL = -1
 
 
 @jit
-def try_step(board, eggs, meta, black_cell, white_cell, info):
+def try_step(board, eggs, meta, black_cell, white_cell, info, work=None):
     """:func:`step` if both cells are legal (empty, on the board), else ``ILLEGAL`` untouched."""
     if not (is_legal(board, black_cell) and is_legal(board, white_cell)):
         return ILLEGAL
-    return step(board, eggs, meta, black_cell, white_cell, info)
+    return step(board, eggs, meta, black_cell, white_cell, info, work)
 
 
 @jit
@@ -439,12 +485,13 @@ def random_playout(board, eggs, meta, max_rounds):
     Uses numba's global generator (seed it with :func:`seed_numba`).
     """
     info = np.zeros(INFO_SIZE, dtype=np.int32)
+    work = np.zeros(WORK_SHAPE, dtype=np.int8)
     rounds = 0
     while meta[OUTCOME] == ONGOING and rounds < max_rounds:
         n_empty = count_empty(board)
         b = random_empty_cell(board, n_empty)
         w = random_empty_cell(board, n_empty)
-        step(board, eggs, meta, b, w, info)
+        step(board, eggs, meta, b, w, info, work)
         rounds += 1
     return rounds
 

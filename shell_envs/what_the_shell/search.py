@@ -431,6 +431,7 @@ def run_search(tree, iterations, selection, exploration, gamma):
     path_prob = np.empty((depth_cap, 2), dtype=np.float64)
     sigma = np.empty(1, dtype=np.float64)
     info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
+    work = np.zeros(rules.WORK_SHAPE, dtype=np.int8)
     board = np.empty(rules.CELLS, dtype=np.int8)
     eggs = np.empty(rules.CELLS, dtype=np.int8)
     meta = np.empty(rules.META_SIZE, dtype=np.int32)
@@ -458,7 +459,7 @@ def run_search(tree, iterations, selection, exploration, gamma):
             board[:] = boards[node]
             eggs[:] = egg_queues[node]
             meta[:] = metas[node]
-            rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info)
+            rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info, work)
             if n_nodes[0] < capacity:
                 child = n_nodes[0]
                 n_nodes[0] += 1

@@ -9,6 +9,7 @@ observation with reward 0 and both flags False.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,8 @@ from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_AC
 from shell_envs.what_the_shell.position import cell_name
 
 OTHER, PLANES, PLANES_UINT8 = -1, 0, 1  # encoders the kernel fills itself
+POOL_SIZE = 4  # observation buffer pairs kept for reuse (copy=True)
+_FREE_REFCOUNT = 2  # a pooled array only the pool refers to: its tuple + getrefcount's argument
 BLACK_ILLEGAL, WHITE_ILLEGAL = 1, 2
 INFO_FIELDS = (
     "collision",
@@ -62,15 +65,17 @@ def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
 
 
 @jit_parallel
-def batch_step(board, eggs, meta, info, black, white, autoreset, max_rounds, kind, obs_b, obs_w,
-               mask_b, mask_w, rewards_b, rewards_w, terminated, truncated, illegal):  # fmt: skip
+def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
+               obs_w, mask_b, mask_w, rewards_b, rewards_w, terminated, truncated,
+               illegal):  # fmt: skip
     """Step every game and observe it, in one parallel loop.
 
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
     actions are checked (``illegal``: bit 1 black, bit 2 white; such a game is not played, the
     offender loses) and the round is played with :func:`rules.step`.  Fills the rewards, the
     flags, the observations of the built-in encoder ``kind`` and the masks; on return
-    ``autoreset`` flags the games that ended.
+    ``autoreset`` flags the games that ended.  ``work`` holds each game's scratch for
+    :func:`rules.step`, so the loop allocates nothing.
     """
     for i in prange(board.shape[0]):
         illegal[i] = 0
@@ -95,7 +100,9 @@ def batch_step(board, eggs, meta, info, black, white, autoreset, max_rounds, kin
                 rewards_w[i] = -1.0 if illegal[i] & WHITE_ILLEGAL else 1.0
                 terminated[i] = True
             else:
-                outcome = rules.step(board[i], eggs[i], meta[i], black[i], white[i], info[i])
+                outcome = rules.step(
+                    board[i], eggs[i], meta[i], black[i], white[i], info[i], work[i]
+                )
                 if outcome == rules.BLACK_WINS:
                     rewards_b[i] = 1.0
                     rewards_w[i] = -1.0
@@ -117,7 +124,10 @@ class WhatTheShellVectorEnv:
     of arrays (:data:`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
     ``illegal_action="lose"`` ends only the offending games; ``"raise"`` raises before any game
     moves.  With ``copy=False`` the observations are buffers that the next ``step`` overwrites
-    (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per step.
+    (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per step.  With
+    ``copy=True`` (default) every step returns arrays that no later step overwrites; their
+    memory is recycled only once nothing outside the env refers to them any more (not even a
+    view), which spares the page faults of fresh multi-megabyte arrays on every step.
     """
 
     metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": "NextStep"}
@@ -144,12 +154,14 @@ class WhatTheShellVectorEnv:
         self.eggs = np.full((n, rules.CELLS), -1, dtype=np.int8)
         self.meta = np.zeros((n, rules.META_SIZE), dtype=np.int32)
         self.info = np.zeros((n, rules.INFO_SIZE), dtype=np.int32)
+        self._work = np.zeros((n, *rules.WORK_SHAPE), dtype=np.int8)
         self._autoreset = np.zeros(n, dtype=np.bool_)
         self._illegal = np.zeros(n, dtype=np.int64)
         self._placeholder = np.zeros((n, N_PLANES, 0), np.float32)
         shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
+        self._pool: list[tuple[np.ndarray, np.ndarray]] = []
         mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
         self.single_observation_space = spaces.Dict(
             {"observation": self.encoder.space, "action_mask": mask_space}
@@ -208,9 +220,10 @@ class WhatTheShellVectorEnv:
         mask_b, mask_w = np.empty((n, rules.CELLS), np.int8), np.empty((n, rules.CELLS), np.int8)
         rewards_b, rewards_w = np.empty(n, np.float32), np.empty(n, np.float32)
         terminated, truncated = np.empty(n, np.bool_), np.empty(n, np.bool_)
-        batch_step(self.board, self.eggs, self.meta, self.info, black, white, self._autoreset,
-                   self.max_rounds, self._kind, *self._planes_views(obs_b, obs_w), mask_b,
-                   mask_w, rewards_b, rewards_w, terminated, truncated, self._illegal)  # fmt: skip
+        batch_step(self.board, self.eggs, self.meta, self.info, self._work, black, white,
+                   self._autoreset, self.max_rounds, self._kind,
+                   *self._planes_views(obs_b, obs_w), mask_b, mask_w, rewards_b, rewards_w,
+                   terminated, truncated, self._illegal)  # fmt: skip
         return (
             self._observations(obs_b, obs_w, mask_b, mask_w),
             {"black": rewards_b, "white": rewards_w},
@@ -226,7 +239,7 @@ class WhatTheShellVectorEnv:
     def _as_actions(self, values: Any, agent: str) -> np.ndarray:
         """The actions of one agent as ``int64[N]``, or a clear error."""
         array = np.asarray(values)
-        if array.shape != (self.num_envs,) or not np.issubdtype(array.dtype, np.integer):
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
             raise ValueError(
                 f"{agent} actions must be {self.num_envs} integer cell indices (shape "
                 f"({self.num_envs},)), got shape {array.shape} of {array.dtype}"
@@ -258,10 +271,20 @@ class WhatTheShellVectorEnv:
         return black.reshape(shape), white.reshape(shape)
 
     def _obs_buffers(self) -> tuple[np.ndarray, np.ndarray]:
-        """Where this step's observations go: fresh arrays, or the reused ones (``copy=False``)."""
-        if self.copy:
-            return np.empty_like(self._obs_black), np.empty_like(self._obs_white)
-        return self._obs_black, self._obs_white
+        """Where this step's observations go: the fixed pair (``copy=False``), else a pooled pair
+        nobody else refers to any more, else a fresh one."""
+        if not self.copy:
+            return self._obs_black, self._obs_white
+        for pair in self._pool:
+            if (
+                sys.getrefcount(pair[0]) == _FREE_REFCOUNT
+                and sys.getrefcount(pair[1]) == _FREE_REFCOUNT
+            ):
+                return pair
+        pair = (np.empty_like(self._obs_black), np.empty_like(self._obs_white))
+        if len(self._pool) < POOL_SIZE:
+            self._pool.append(pair)
+        return pair
 
     def _observations(
         self, black: np.ndarray, white: np.ndarray, mask_b: np.ndarray, mask_w: np.ndarray

@@ -100,3 +100,35 @@ def test_per_env_seeds():
     assert env.seeds == [5, 6, 7]
     with pytest.raises(ValueError, match="got 2 seeds for 3 games"):
         env.reset(seed=[1, 2])
+
+
+def test_returned_observations_are_never_overwritten_while_held():
+    env = what_the_shell_v0.vector_env(8)
+    obs, _ = env.reset(seed=0)
+    held = [obs["black"]["observation"], obs["white"]["observation"][2]]  # an array and a view
+    snapshots = [a.copy() for a in held]
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        masks = obs["black"]["action_mask"]
+        actions = {
+            agent: np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            for agent in ("black", "white")
+        }
+        obs, *_ = env.step(actions)
+    for array, snapshot in zip(held, snapshots, strict=True):
+        np.testing.assert_array_equal(array, snapshot)
+
+
+def test_observation_buffers_are_recycled_once_released():
+    from shell_envs.what_the_shell.vector import POOL_SIZE
+
+    env = what_the_shell_v0.vector_env(8)
+    obs, _ = env.reset(seed=0)
+    for _ in range(10):
+        previous = obs
+        obs, *_ = env.step({"black": np.arange(8), "white": np.arange(8) + 40})
+        assert any(obs["black"]["observation"] is pair[0] for pair in env._pool)
+        assert previous["black"]["observation"] is not obs["black"]["observation"]
+        del previous
+        env.reset()
+    assert len(env._pool) <= min(3, POOL_SIZE)  # released pairs came back, no new ones
