@@ -19,6 +19,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
@@ -198,6 +199,9 @@ class ScorpionVectorEnv(VectorEnv):
         self._terminated = np.zeros(n, np.bool_)
         self._truncated = np.zeros(n, np.bool_)
         self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
+        # returned copies come from pools: no fresh megabytes (page faults) every step
+        self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
+        self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
         self._rngs = [seeding.np_random(None)[0] for _ in range(n)]
 
     @property
@@ -291,7 +295,7 @@ class ScorpionVectorEnv(VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """``bool[N, A]``: for each game, True where the engine accepts the action."""
-        return self.masks.copy()
+        return self._mask_pool.copy_of(self.masks)
 
     def explain(self, index: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""
@@ -316,7 +320,7 @@ class ScorpionVectorEnv(VectorEnv):
     def _encoded(self) -> np.ndarray:
         """The current observations (custom encoders are called game by game)."""
         if self._kind >= 0:
-            return self._obs.copy()
+            return self._obs_pool.copy_of(self._obs)
         return np.stack(
             [
                 self.encoder.encode(

@@ -9,12 +9,12 @@ observation with reward 0 and both flags False.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
@@ -30,8 +30,6 @@ from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_AC
 from shell_envs.what_the_shell.position import cell_name
 
 OTHER, PLANES, PLANES_UINT8 = -1, 0, 1  # encoders the kernel fills itself
-POOL_SIZE = 4  # observation buffer pairs kept for reuse (copy=True)
-_FREE_REFCOUNT = 2  # a pooled array only the pool refers to: its tuple + getrefcount's argument
 BLACK_ILLEGAL, WHITE_ILLEGAL = 1, 2
 INFO_FIELDS = (
     "collision",
@@ -161,7 +159,7 @@ class WhatTheShellVectorEnv:
         shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
-        self._pool: list[tuple[np.ndarray, np.ndarray]] = []
+        self._pools = (BufferPool(shape, dtype), BufferPool(shape, dtype))
         mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
         self.single_observation_space = spaces.Dict(
             {"observation": self.encoder.space, "action_mask": mask_space}
@@ -271,20 +269,11 @@ class WhatTheShellVectorEnv:
         return black.reshape(shape), white.reshape(shape)
 
     def _obs_buffers(self) -> tuple[np.ndarray, np.ndarray]:
-        """Where this step's observations go: the fixed pair (``copy=False``), else a pooled pair
-        nobody else refers to any more, else a fresh one."""
+        """Where this step's observations go: the fixed pair (``copy=False``), else arrays
+        from the pools that no caller refers to any more (see :mod:`shell_envs.core.buffers`)."""
         if not self.copy:
             return self._obs_black, self._obs_white
-        for pair in self._pool:
-            if (
-                sys.getrefcount(pair[0]) == _FREE_REFCOUNT
-                and sys.getrefcount(pair[1]) == _FREE_REFCOUNT
-            ):
-                return pair
-        pair = (np.empty_like(self._obs_black), np.empty_like(self._obs_white))
-        if len(self._pool) < POOL_SIZE:
-            self._pool.append(pair)
-        return pair
+        return self._pools[0].take(), self._pools[1].take()
 
     def _observations(
         self, black: np.ndarray, white: np.ndarray, mask_b: np.ndarray, mask_w: np.ndarray

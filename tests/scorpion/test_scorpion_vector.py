@@ -119,3 +119,19 @@ def test_explain_uses_the_rules_messages():
     text = env.explain(0, king)
     assert text is None or isinstance(text, str)
     assert env.explain(0, int(np.flatnonzero(env.action_masks()[0])[0])) is None
+
+
+def test_returned_arrays_are_never_overwritten_while_held():
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=4)
+    obs, _ = env.reset(seed=3)
+    masks = env.action_masks()
+    held = [obs, obs[1:], masks]
+    snapshots = [a.copy() for a in held]
+    rng = np.random.default_rng(0)
+    for _ in range(8):
+        m = env.action_masks()
+        obs, *_ = env.step(
+            np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in m])
+        )
+    for array, snapshot in zip(held, snapshots, strict=True):
+        np.testing.assert_array_equal(array, snapshot)

@@ -120,15 +120,13 @@ def test_returned_observations_are_never_overwritten_while_held():
 
 
 def test_observation_buffers_are_recycled_once_released():
-    from shell_envs.what_the_shell.vector import POOL_SIZE
-
     env = what_the_shell_v0.vector_env(8)
     obs, _ = env.reset(seed=0)
     for _ in range(10):
         previous = obs
         obs, *_ = env.step({"black": np.arange(8), "white": np.arange(8) + 40})
-        assert any(obs["black"]["observation"] is pair[0] for pair in env._pool)
+        assert any(obs["black"]["observation"] is a for a in env._pools[0]._arrays)
         assert previous["black"]["observation"] is not obs["black"]["observation"]
         del previous
         env.reset()
-    assert len(env._pool) <= min(3, POOL_SIZE)  # released pairs came back, no new ones
+    assert len(env._pools[0]) <= 3  # released arrays came back instead of new ones

@@ -1,0 +1,46 @@
+"""Recycled output arrays for batched environments.
+
+A batched env returns fresh arrays every step (Gymnasium's ``copy=True`` contract: a later
+step never overwrites what an earlier one returned).  Allocating several megabytes per step
+costs page faults on every step, so the envs draw their output arrays from a pool: an array
+goes back into use only once nothing outside the pool refers to it (not even a view, which
+holds a reference to its base), so no caller can ever see it change.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+_FREE_REFCOUNT = 2  # the pool's list entry plus getrefcount's own argument
+
+
+class BufferPool:
+    """Up to ``size`` arrays of one shape and dtype, reused once released by every caller."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: np.dtype | type, size: int = 4) -> None:
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        self.size = size
+        self._arrays: list[np.ndarray] = []
+
+    def take(self) -> np.ndarray:
+        """A pooled array nobody else refers to (contents undefined), or a fresh one."""
+        for i in range(len(self._arrays)):
+            if sys.getrefcount(self._arrays[i]) == _FREE_REFCOUNT:
+                return self._arrays[i]
+        array = np.empty(self.shape, self.dtype)
+        if len(self._arrays) < self.size:
+            self._arrays.append(array)
+        return array
+
+    def copy_of(self, source: np.ndarray) -> np.ndarray:
+        """``source`` copied into a pooled array."""
+        out = self.take()
+        np.copyto(out, source)
+        return out
+
+    def __len__(self) -> int:
+        """How many arrays the pool holds."""
+        return len(self._arrays)
