@@ -33,15 +33,18 @@ FLAT_SIZE = 4 * rules.CELLS + 1
 def _fill(board, eggs, meta, player, out, one):
     """Write the five planes, flattened to ``(5, 81)``, into ``out``; ``one`` is full scale.
 
-    Branch-free per cell (comparisons times ``one``): boards are random, branches mispredict.
+    Branch-free (comparisons times ``one``: boards are random, branches mispredict), one
+    simple loop per plane so that each one compiles to vector instructions.
     """
     opponent = rules.BLACK + rules.WHITE - player
     sudden = one * (meta[rules.SUDDEN_DEATH] != 0)
     for cell in range(rules.CELLS):
-        v = board[cell]
-        out[0, cell] = one * (v == player)
-        out[1, cell] = one * (v == opponent)
-        out[2, cell] = one * (v == rules.EGG)
+        out[0, cell] = one * (board[cell] == player)
+    for cell in range(rules.CELLS):
+        out[1, cell] = one * (board[cell] == opponent)
+    for cell in range(rules.CELLS):
+        out[2, cell] = one * (board[cell] == rules.EGG)
+    for cell in range(rules.CELLS):
         out[3, cell] = 0
         out[4, cell] = sudden
     for i in range(meta[rules.N_EGGS]):
