@@ -45,6 +45,8 @@ INFO_FIELDS = (
     "winning_turtles_black",
     "winning_turtles_white",
 )
+# rows of the per-step report the kernel writes: the info fields, then these three
+REPORT_FIELDS = (*INFO_FIELDS, "round", "sudden_death", "illegal")
 
 
 @jit
@@ -64,23 +66,23 @@ def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
 
 @jit_parallel
 def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
-               obs_w, mask_b, mask_w, rewards_b, rewards_w, terminated, truncated,
-               illegal):  # fmt: skip
+               obs_w, masks, rewards, flags, report):  # fmt: skip
     """Step every game and observe it, in one parallel loop.
 
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
-    actions are checked (``illegal``: bit 1 black, bit 2 white; such a game is not played, the
-    offender loses) and the round is played with :func:`rules.step`.  Fills the rewards, the
-    flags, the observations of the built-in encoder ``kind`` and the masks; on return
-    ``autoreset`` flags the games that ended.  ``work`` holds each game's scratch for
-    :func:`rules.step`, so the loop allocates nothing.
+    actions are checked (an illegal one is not played and its player loses) and the round is
+    played with :func:`rules.step`.  Fills, per game ``i``: ``masks[0|1, i]`` (black, white),
+    ``rewards[0|1, i]``, ``flags[:, i]`` (terminated black, white, truncated black, white),
+    the observations of the built-in encoder ``kind`` and the ``report[:, i]`` rows named by
+    :data:`REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return ``autoreset`` flags
+    the games that ended.  ``work`` holds each game's scratch, so the loop allocates nothing.
     """
     for i in prange(board.shape[0]):
-        illegal[i] = 0
-        rewards_b[i] = 0.0
-        rewards_w[i] = 0.0
-        terminated[i] = False
-        truncated[i] = False
+        illegal = 0
+        reward_b = 0.0
+        reward_w = 0.0
+        terminated = False
+        truncated = False
         if autoreset[i]:
             board[i, :] = rules.EMPTY
             eggs[i, :] = -1
@@ -89,28 +91,39 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
             autoreset[i] = False
         else:
             if not rules.is_legal(board[i], black[i]):
-                illegal[i] |= BLACK_ILLEGAL
+                illegal |= BLACK_ILLEGAL
             if not rules.is_legal(board[i], white[i]):
-                illegal[i] |= WHITE_ILLEGAL
-            if illegal[i]:
+                illegal |= WHITE_ILLEGAL
+            if illegal:
                 info[i, :] = 0
-                rewards_b[i] = -1.0 if illegal[i] & BLACK_ILLEGAL else 1.0
-                rewards_w[i] = -1.0 if illegal[i] & WHITE_ILLEGAL else 1.0
-                terminated[i] = True
+                reward_b = -1.0 if illegal & BLACK_ILLEGAL else 1.0
+                reward_w = -1.0 if illegal & WHITE_ILLEGAL else 1.0
+                terminated = True
             else:
                 outcome = rules.step(
                     board[i], eggs[i], meta[i], black[i], white[i], info[i], work[i]
                 )
                 if outcome == rules.BLACK_WINS:
-                    rewards_b[i] = 1.0
-                    rewards_w[i] = -1.0
+                    reward_b = 1.0
+                    reward_w = -1.0
                 elif outcome == rules.WHITE_WINS:
-                    rewards_b[i] = -1.0
-                    rewards_w[i] = 1.0
-                terminated[i] = outcome != rules.ONGOING
-                truncated[i] = not terminated[i] and meta[i, rules.ROUNDS] >= max_rounds
-            autoreset[i] = terminated[i] or truncated[i]
-        _observe(kind, board[i], eggs[i], meta[i], obs_b[i], obs_w[i], mask_b[i], mask_w[i])
+                    reward_b = -1.0
+                    reward_w = 1.0
+                terminated = outcome != rules.ONGOING
+                truncated = not terminated and meta[i, rules.ROUNDS] >= max_rounds
+            autoreset[i] = terminated or truncated
+        rewards[0, i] = reward_b
+        rewards[1, i] = reward_w
+        flags[0, i] = terminated
+        flags[1, i] = terminated
+        flags[2, i] = truncated
+        flags[3, i] = truncated
+        for k in range(rules.INFO_SIZE):
+            report[k, i] = info[i, k]
+        report[rules.INFO_SIZE, i] = meta[i, rules.ROUNDS]
+        report[rules.INFO_SIZE + 1, i] = meta[i, rules.SUDDEN_DEATH]
+        report[rules.INFO_SIZE + 2, i] = illegal
+        _observe(kind, board[i], eggs[i], meta[i], obs_b[i], obs_w[i], masks[0, i], masks[1, i])
 
 
 class WhatTheShellVectorEnv:
@@ -154,7 +167,6 @@ class WhatTheShellVectorEnv:
         self.info = np.zeros((n, rules.INFO_SIZE), dtype=np.int32)
         self._work = np.zeros((n, *rules.WORK_SHAPE), dtype=np.int8)
         self._autoreset = np.zeros(n, dtype=np.bool_)
-        self._illegal = np.zeros(n, dtype=np.int64)
         self._placeholder = np.zeros((n, N_PLANES, 0), np.float32)
         shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
         self._obs_black = np.zeros(shape, dtype)
@@ -195,12 +207,12 @@ class WhatTheShellVectorEnv:
         self.info[:] = 0
         self._autoreset[:] = False
         obs_b, obs_w = self._obs_buffers()
-        mask = np.ones((self.num_envs, rules.CELLS), np.int8)
+        masks = np.ones((2, self.num_envs, rules.CELLS), np.int8)
         if self._kind != OTHER:
             fill = self.encoder.fill_batch
             fill(self.board, self.eggs, self.meta, obs_b, obs_w)
-        observations = self._observations(obs_b, obs_w, mask, mask.copy())
-        return observations, self._infos(np.zeros(self.num_envs, dtype=np.int64))
+        observations = self._observations(obs_b, obs_w, masks)
+        return observations, self._infos(np.zeros((len(REPORT_FIELDS), self.num_envs), np.int32))
 
     def step(self, actions: dict[str, Any]):
         """One round in every game: ``actions = {"black": int[N], "white": int[N]}``."""
@@ -215,19 +227,20 @@ class WhatTheShellVectorEnv:
             self._raise_if_illegal(black, white)
         n = self.num_envs
         obs_b, obs_w = self._obs_buffers()
-        mask_b, mask_w = np.empty((n, rules.CELLS), np.int8), np.empty((n, rules.CELLS), np.int8)
-        rewards_b, rewards_w = np.empty(n, np.float32), np.empty(n, np.float32)
-        terminated, truncated = np.empty(n, np.bool_), np.empty(n, np.bool_)
+        masks = np.empty((2, n, rules.CELLS), np.int8)
+        rewards = np.empty((2, n), np.float32)
+        flags = np.empty((4, n), np.bool_)
+        report = np.empty((len(REPORT_FIELDS), n), np.int32)
         batch_step(self.board, self.eggs, self.meta, self.info, self._work, black, white,
                    self._autoreset, self.max_rounds, self._kind,
-                   *self._planes_views(obs_b, obs_w), mask_b, mask_w, rewards_b, rewards_w,
-                   terminated, truncated, self._illegal)  # fmt: skip
+                   *self._planes_views(obs_b, obs_w), masks, rewards, flags,
+                   report)  # fmt: skip
         return (
-            self._observations(obs_b, obs_w, mask_b, mask_w),
-            {"black": rewards_b, "white": rewards_w},
-            {"black": terminated, "white": terminated.copy()},
-            {"black": truncated, "white": truncated.copy()},
-            self._infos(self._illegal),
+            self._observations(obs_b, obs_w, masks),
+            {"black": rewards[0], "white": rewards[1]},
+            {"black": flags[0], "white": flags[1]},
+            {"black": flags[2], "white": flags[3]},
+            self._infos(report),
         )
 
     def action_masks(self) -> np.ndarray:
@@ -276,7 +289,7 @@ class WhatTheShellVectorEnv:
         return self._pools[0].take(), self._pools[1].take()
 
     def _observations(
-        self, black: np.ndarray, white: np.ndarray, mask_b: np.ndarray, mask_w: np.ndarray
+        self, black: np.ndarray, white: np.ndarray, masks: np.ndarray
     ) -> dict[str, Any]:
         """Both players' batched observations; encoders without a compiled kind fill them here."""
         if self._kind == OTHER:
@@ -288,22 +301,19 @@ class WhatTheShellVectorEnv:
                     black[i] = self.encoder.encode(*self._game(i), rules.BLACK)
                     white[i] = self.encoder.encode(*self._game(i), rules.WHITE)
         return {
-            "black": {"observation": black, "action_mask": mask_b},
-            "white": {"observation": white, "action_mask": mask_w},
+            "black": {"observation": black, "action_mask": masks[0]},
+            "white": {"observation": white, "action_mask": masks[1]},
         }
 
     def _game(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The state arrays of game ``i``."""
         return self.board[i], self.eggs[i], self.meta[i]
 
-    def _infos(self, illegal: np.ndarray) -> dict[str, Any]:
-        """What happened in each game this step, as arrays."""
-        info = self.info.T.copy()  # one copy; each field is then a contiguous row of it
-        infos = dict(zip(INFO_FIELDS, info, strict=True))
+    def _infos(self, report: np.ndarray) -> dict[str, Any]:
+        """What happened in each game this step: the rows of ``report``, as arrays."""
+        infos = dict(zip(REPORT_FIELDS, report, strict=True))
         infos["collision"] = infos["collision"].astype(np.bool_)
-        infos["round"] = self.meta[:, rules.ROUNDS].copy()
-        infos["sudden_death"] = self.meta[:, rules.SUDDEN_DEATH].astype(np.bool_)
-        infos["illegal"] = illegal.copy()
+        infos["sudden_death"] = infos["sudden_death"].astype(np.bool_)
         return infos
 
     def close(self) -> None:
