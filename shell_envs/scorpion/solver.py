@@ -1,27 +1,58 @@
 """Exact solver for full-information ("thoughtful") Scorpion: it sees every hidden card.
 
-The search is one compiled depth-first search with an explicit stack: each stack level holds
-a compact copy of the position (``ROW`` bytes), its ordered moves and the index of the next
-move to try.  A transposition table (open addressing over 64-bit canonical Zobrist hashes)
-stores every position ever expanded, which both avoids cycles and never searches a position
-twice; because the question is plain reachability of a won position, a search that exhausts
-the table without a win is a proof that the deal is lost.  Pruning keeps that proof sound:
+A solve spends one node budget (a node is a position met for the first time) in two phases
+over the same compiled move generator:
+
+1. *Probes* look for a win (Relaxed: 90% of the budget; Classic: none, see PROBE_SHARE).
+   Each is a greedy best-first search of ``PROBE_NODES`` nodes that expands the open
+   position of best :func:`evaluate` (removed sequences, face-down cards, runs built on
+   kings, same-suit links, empty columns).  The first probe follows the evaluation alone;
+   every later one adds a noise drawn from the position's hash and the probe number, so
+   restarts explore differently but deterministically.  Short restarts escape the dead ends
+   a single long search sinks into: nearly every Relaxed deal is won within a few dozen.
+   A probe whose open list empties has seen every reachable position: a proof of loss.
+2. The *exhaustive search*, a depth-first search with an explicit stack, proves losses.  A
+   transposition table (open addressing over 64-bit canonical Zobrist hashes, growing as it
+   fills) holds every position met, so none is searched twice; because the question is
+   plain reachability of a won position, exhausting it without a win proves the deal lost.
+
+Every pruning of the move generator is sound (it never makes a winnable position lost):
 
 - the hash ignores the order of interchangeable columns (columns 4–7 before the reserve
   deal, all seven after it; columns 1–3 differ before the deal because each receives its
   own reserve card), so positions that differ by a column permutation meet;
 - a king that already forms the bottom of its column never moves to an interchangeable
-  empty column, and a king goes to only one of several interchangeable empty columns;
-- same-suit dominance (Classic, after the reserve deal): a card whose cards above it form a
-  same-suit run down from it, and whose successor is a top card, is moved there at once as
-  the only child.  With same-suit moves a card on its successor never leaves it, so every
-  win makes that move some time; making it first only exposes the card below it sooner.
+  empty column (a pure relabelling), and a king goes to only one of several interchangeable
+  empty columns;
+- dead positions get no moves: Classic, :func:`_cyclic` (moves every win needs must wait
+  for each other in a cycle, or a face-down card lies under its own predecessor); Relaxed,
+  :func:`_stuck` (face-down cards whose blockers can never move) and :func:`_starved` (a
+  card that must move finds every card one rank higher taken); each docstring says why;
+- safe move (Classic, reserve dealt, :func:`_safe_move`): a non-king card ``X`` goes onto
+  ``X+1``, a top card, as the only child when (a) the cards above ``X`` form a same-suit run
+  from ``X`` down to the ace, or (b) the face-up cards of the column of ``X+1`` form a
+  same-suit run from a king up to ``X+1`` (``X`` may then carry any cards).
 
-Moves are ordered (uncover a face-down card, build on longer same-suit runs, empty a column,
-the reserve deal last).  Relaxed deals are searched in phases that share the node budget:
-same-suit moves only, then cross-suit moves that make progress, then every move; only the
-last, complete phase can prove a loss.  The search runs in node quotas and keeps its stack
-between calls, so a clock can stop it while a node budget alone keeps verdicts deterministic.
+Why the safe move keeps every win.  Under Classic a card moves, as the first card of a
+block, only onto its successor (kings: onto an empty column), so ``X`` moves first exactly
+when it joins ``X+1`` (move M), every win contains M, and before M nothing but ``X`` can be
+placed on ``X+1``.  Take a winning line L and play M first: each move of L before M stays
+legal with the same effect, the block of ``X`` just riding on ``X+1`` instead of where it
+was.  A block's legality depends only on its first card and the destination's top, and the
+tops differ only where ``X``'s block was and on ``X+1``: no move of L lands on ``X+1``, and a
+move that lands on the top of ``X``'s block lands there as well.  The one move that could
+break this lifts a card lying under ``X+1`` onto the top of ``X``'s block, carrying ``X+1``
+along: in (a) nothing can be placed on an ace, and in (b) every face-up card under ``X+1``
+sits on its own successor and cannot move except the king, which only goes to an empty
+column.  Playing M early may uncover a card or empty a column sooner (never harmful) and may
+complete a sequence sooner; a complete sequence left on a column's top is inert under
+Classic (nothing goes on an ace, its cards below the king cannot move, and the king or a
+carried move takes it to a column where it is removed at once), so removing it early loses
+nothing.  So a winnable position keeps a shorter win after M, and by induction on that
+length the pruned search still reaches a win.  (An earlier rule without conditions (a)/(b)
+lost wins: see the solver tests.)  Relaxed has no safe move: a card can leave its successor.
+The search runs in node quotas and keeps its stack between calls, so a clock can stop it
+while a node budget alone keeps verdicts deterministic.
 """
 
 from __future__ import annotations
@@ -66,12 +97,19 @@ S_RUNNING = 0
 S_WON = 1
 S_LOST = 2
 
-# move sets of the search phases (Relaxed)
-MODE_FULL = 0
-MODE_FOCUSED = 1
-MODE_SUITED = 2
-# Relaxed: (mode, share of the node budget); the last, full phase gets what is left
-RELAXED_PHASES = ((MODE_SUITED, 0.1), (MODE_FOCUSED, 0.3), (MODE_FULL, 1.0))
+# best-first probes: a compact position is PACK bytes (cards, then the 20 bytes from O_LENS)
+PACK = 72
+PROBE_NODES = 1000  # nodes of one probe
+PROBE_NOISE = 640  # noise amplitude of the later probes, in 1/64 of an evaluation point
+# share of the node budget for the probes: Classic deals are mostly lost (often provably so
+# at the root) and its ordered exhaustive search finds the wins quickly, so it skips them
+PROBE_SHARE = {"classic": 0.0, "relaxed": 0.9}
+TABLE_MIN_BITS = 16  # the exhaustive search's table starts at 2**16 slots and grows
+
+# evaluation weights: removed sequence, reserve not dealt (penalty), face-down card (penalty),
+# empty column, king at the base of a column, card of the same-suit run on such a king,
+# card on its same-suit successor
+EVAL_WEIGHTS = np.array([100, 3, 6, 4, 3, 3, 6], np.int64)
 
 _M1 = -4658895280553007687  # 0xBF58476D1CE4E5B9
 _M2 = -7723592293110705685  # 0x94D049BB133111EB
@@ -212,29 +250,13 @@ def _run_length(row, col):
 
 
 @jit
-def _opens(row, owner, card):
-    """Whether exposing face-up ``card`` lets its same-suit neighbour join it or it join one."""
-    rank = card % 13
-    if rank < 12 and owner[card + 1] >= 0:
-        return True
-    if rank == 0:
-        return False
-    for c in range(7):
-        lo = int(row[O_FD + c])
-        for d in range(lo, int(row[O_LENS + c])):
-            if int(row[c * 52 + d]) == card - 1:
-                return d == lo or int(row[c * 52 + d - 1]) != card
-    return False
-
-
-@jit
 def _safe_move(row, owner):
-    """A same-suit move that can be played at once without losing a win, or -1.
+    """A same-suit move that can be played at once without losing a win, or -1 (Classic, dealt).
 
-    Once the reserve is dealt, a non-king card ``X`` whose cards above it form a same-suit
-    run down from ``X`` may go onto ``X + 1`` (a top card) at once: with same-suit moves a
-    card on its successor never leaves it, so every win must make this move eventually, and
-    making it now only exposes the card under ``X`` earlier (see the module notes).
+    A non-king card ``X`` goes onto ``X + 1``, a top card, when either (a) the cards above
+    ``X`` form a same-suit run from ``X`` down to the ace, or (b) the face-up cards of the
+    column of ``X + 1`` form a same-suit run from a king up to ``X + 1`` (then ``X`` may carry
+    any cards).  The module notes prove that this never loses a win.
     """
     for c in range(7):
         n = int(row[O_LENS + c])
@@ -242,28 +264,235 @@ def _safe_move(row, owner):
             continue
         lo = int(row[O_FD + c])
         base = c * 52
+        top = int(row[base + n - 1])
         d = n - 1
-        while d > lo:
+        while d > lo and top % 13 == 0:
             card = int(row[base + d])
             if card % 13 == 12 or int(row[base + d - 1]) != card + 1:
                 break
             d -= 1
         card = int(row[base + d])
-        if card % 13 != 12 and owner[card + 1] >= 0:
+        if top % 13 == 0 and card % 13 != 12 and owner[card + 1] >= 0:
             return card * 7 + int(owner[card + 1]) + 512 * (c + 8 * d)
+        bottom = int(row[base + lo])
+        if top % 13 == 0 or bottom % 13 != 12 or bottom != top + n - 1 - lo or n - lo > 13:
+            continue
+        based = True
+        for e in range(lo + 1, n):
+            if int(row[base + e]) != int(row[base + e - 1]) - 1:
+                based = False
+                break
+        if not based:
+            continue
+        for s in range(7):
+            if s == c:
+                continue
+            for e in range(int(row[O_FD + s]), int(row[O_LENS + s])):
+                if int(row[s * 52 + e]) == top - 1:
+                    return (top - 1) * 7 + c + 512 * (s + 8 * e)
     return -1
 
 
 @jit
-def gen_moves(row, relaxed, mode, out, scores):
+def _cyclic(row):
+    """Classic: whether the moves every win still needs must wait for each other in a cycle.
+
+    A non-king card ``Z`` not on its successor must still make its one move, onto ``Z + 1``;
+    before it, the card directly on ``Z + 1`` must have moved (it leaves ``Z + 1`` only as the
+    first card of a move), and a face-down ``Z`` must have been uncovered, so the card directly
+    on it must have moved.  A face-down card under its own predecessor is never uncovered.
+    """
+    where = np.full(52, -1, np.int64)
+    for c in range(7):
+        for d in range(int(row[O_LENS + c])):
+            where[int(row[c * 52 + d])] = c * 64 + d
+    wait_a = np.full(52, -1, np.int64)
+    wait_b = np.full(52, -1, np.int64)
+    for c in range(7):
+        lo = int(row[O_FD + c])
+        n = int(row[O_LENS + c])
+        base = c * 52
+        for d in range(n):
+            card = int(row[base + d])
+            if d < lo:
+                up = int(row[base + d + 1])
+                if up % 13 != 12 and up + 1 == card:
+                    return True
+            if card % 13 == 12 or (d > 0 and int(row[base + d - 1]) == card + 1):
+                continue
+            w = where[card + 1]
+            if w >= 0 and w % 64 + 1 < int(row[O_LENS + w // 64]):
+                on = int(row[(w // 64) * 52 + w % 64 + 1])
+                if on != card and on % 13 != 12:
+                    wait_a[card] = on
+            if d < lo and int(row[base + d + 1]) % 13 != 12:
+                wait_b[card] = int(row[base + d + 1])
+    done = np.zeros(52, np.bool_)
+    changed = True
+    while changed:
+        changed = False
+        for card in range(52):
+            if done[card] or where[card] < 0:
+                continue
+            a = wait_a[card]
+            b = wait_b[card]
+            if (a < 0 or done[a]) and (b < 0 or done[b]):
+                done[card] = True
+                changed = True
+    for card in range(52):
+        if where[card] >= 0 and not done[card]:
+            return True
+    return False
+
+
+@jit
+def _stuck(row):
+    """Relaxed: whether some columns' face-down cards can never be uncovered.
+
+    A column is *blocked* when its lowest face-up card ``X`` is not a king and every card one
+    rank higher than ``X`` is gone or face down in a blocked column; the blocked set is the
+    greatest fixed point of that definition.  Only ``X`` can uncover its column (the cards
+    under it are face down, so it moves only as the first card of a block), and it needs a
+    card one rank higher on a top, so the first blocker to move would need a card that is
+    still face down in a column whose blocker has not moved: none ever moves, and the
+    face-down cards of blocked columns are never removed.
+    """
+    hidden = np.full(52, -1, np.int64)
+    present = np.zeros(52, np.bool_)
+    for c in range(7):
+        lo = int(row[O_FD + c])
+        for d in range(int(row[O_LENS + c])):
+            card = int(row[c * 52 + d])
+            present[card] = True
+            if d < lo:
+                hidden[card] = c
+    for i in range(3):
+        if row[O_RES + i] >= 0:
+            present[int(row[O_RES + i])] = True
+    blocked = np.zeros(7, np.bool_)
+    n_blocked = 0
+    for c in range(7):
+        lo = int(row[O_FD + c])
+        if lo > 0 and int(row[c * 52 + lo]) % 13 != 12:
+            blocked[c] = True
+            n_blocked += 1
+    changed = True
+    while changed and n_blocked > 0:
+        changed = False
+        for c in range(7):
+            if not blocked[c]:
+                continue
+            card = int(row[c * 52 + int(row[O_FD + c])])
+            for s in range(4):
+                target = s * 13 + card % 13 + 1
+                if present[target] and (hidden[target] < 0 or not blocked[hidden[target]]):
+                    blocked[c] = False
+                    n_blocked -= 1
+                    changed = True
+                    break
+    return n_blocked > 0
+
+
+@jit
+def _rank_mask(row, rank, c, lo_depth, hi_depth):
+    """Suit bits of the cards of ``rank`` at depths ``lo_depth`` … ``hi_depth`` of column ``c``."""
+    mask = 0
+    for d in range(lo_depth, hi_depth + 1):
+        card = int(row[c * 52 + d])
+        if card % 13 == rank:
+            mask |= 1 << (card // 13)
+    return mask
+
+
+@jit
+def _starved(row):
+    """Relaxed: whether a card that must move can never find a free card one rank higher.
+
+    A card ``X`` directly on a face-down card must move one day (nothing else uncovers that
+    card), onto a top card ``Y`` one rank higher outside its column; the cards over ``X`` move
+    before it.  At that time every other card of ``X``'s rank that lies on a card one rank
+    higher, or has moved, still lies on one (or is removed with the one of its suit): each
+    takes a different card of rank ``Y`` away.  ``Y`` itself is a top card then, so the cards
+    over it have moved too.  If every choice of ``Y`` and of the taken cards needs more takers
+    than it has places, ``X`` never moves and the position is lost.
+    """
+    where = np.full(52, -1, np.int64)
+    for c in range(7):
+        for d in range(int(row[O_LENS + c])):
+            where[int(row[c * 52 + d])] = c * 64 + d
+    for i in range(3):
+        if row[O_RES + i] >= 0:
+            where[int(row[O_RES + i])] = 7 * 64
+    cand = np.empty(4, np.int64)
+    rel = np.empty(4, np.int64)
+    home = np.empty(4, np.int64)
+    for c in range(7):
+        lo = int(row[O_FD + c])
+        base = c * 52
+        for i in range(lo):
+            x = int(row[base + i + 1])
+            if x % 13 == 12:
+                continue
+            rank = x % 13
+            forced = _rank_mask(row, rank, c, i + 2, lo) if i + 1 < lo else 0
+            n = 0
+            for s in range(4):
+                y = s * 13 + rank + 1
+                w = where[y]
+                if w < 0 or (w // 64 == c and w % 64 <= i):
+                    continue
+                cand[n] = y
+                home[n] = 0
+                rel[n] = 0
+                if w < 7 * 64:
+                    c2 = w // 64
+                    d2 = w % 64
+                    n2 = int(row[O_LENS + c2])
+                    if d2 + 1 < n2:
+                        on = int(row[c2 * 52 + d2 + 1])
+                        if on % 13 == rank:
+                            home[n] = 1 << (on // 13)
+                            forced |= home[n]
+                        top = max(d2 + 1, int(row[O_FD + c2]))
+                        rel[n] = _rank_mask(row, rank, c2, d2 + 1, top)
+                n += 1
+            forced &= ~(1 << (x // 13))
+            possible = False
+            for k in range(n):
+                for subset in range(1 << n):
+                    if subset & (1 << k):
+                        continue
+                    need = forced | rel[k]
+                    places = 0
+                    for j in range(n):
+                        if subset & (1 << j):
+                            places += 1
+                            if home[j] == 0:
+                                need |= rel[j]
+                    need &= ~(1 << (x // 13))
+                    bits = 0
+                    for s in range(4):
+                        bits += (need >> s) & 1
+                    if bits <= places:
+                        possible = True
+                        break
+                if possible:
+                    break
+            if not possible:
+                return True
+    return False
+
+
+@jit
+def gen_moves(row, relaxed, out, scores):
     """Write the ordered, symmetry-reduced moves of ``row`` into ``out``; returns how many.
 
-    Relaxed only: ``mode`` MODE_SUITED drops every cross-suit move, MODE_FOCUSED keeps just
-    the cross-suit moves that make progress (uncover a face-down card, empty a column, or
-    expose a card that its same-suit neighbour can join), MODE_FULL keeps them all.
+    A dead position (:func:`_cyclic`, :func:`_stuck`) gets no moves: it cannot be won.
     """
     k = 0
     if row[O_REMOVED] == 4:
+        return 0
+    if (_stuck(row) or _starved(row)) if relaxed else _cyclic(row):
         return 0
     owner = np.full(52, -1, np.int64)
     empty = np.empty(7, np.int64)
@@ -276,7 +505,7 @@ def gen_moves(row, relaxed, mode, out, scores):
             empty[n_empty] = c
             n_empty += 1
     dealt = row[O_DEALT] != 0
-    if dealt and (not relaxed or mode == MODE_SUITED):
+    if dealt and not relaxed:
         safe = _safe_move(row, owner)
         if safe >= 0:
             out[0] = safe
@@ -309,7 +538,7 @@ def gen_moves(row, relaxed, mode, out, scores):
                     k += 1
                 continue
             for s in range(4):
-                if (not relaxed or mode == MODE_SUITED) and s != card // 13:
+                if not relaxed and s != card // 13:
                     continue
                 o = int(owner[s * 13 + rank + 1])
                 if o < 0 or o == c:
@@ -317,10 +546,6 @@ def gen_moves(row, relaxed, mode, out, scores):
                 sc = bonus + 10 * _run_length(row, o)
                 if s == card // 13:
                     sc += 200
-                elif (
-                    mode == MODE_FOCUSED and bonus <= 0 and d > 0 and not _opens(row, owner, below)
-                ):
-                    continue
                 if d == 0:
                     sc += 300
                 out[k] = card * 7 + o + 512 * (c + 8 * d)
@@ -344,7 +569,161 @@ def gen_moves(row, relaxed, mode, out, scores):
 
 
 @jit
-def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed, mode):
+def evaluate(row, w):
+    """Heuristic value of a full-information position (weights ``w``, see EVAL_WEIGHTS)."""
+    v = w[0] * int(row[O_REMOVED])
+    if row[O_DEALT] == 0:
+        v -= w[1]
+    for c in range(7):
+        n = int(row[O_LENS + c])
+        lo = int(row[O_FD + c])
+        v -= w[2] * lo
+        if n == 0:
+            v += w[3]
+            continue
+        base = c * 52
+        if lo == 0 and int(row[base]) % 13 == 12:
+            d = 1
+            while d < n and int(row[base + d]) == int(row[base + d - 1]) - 1:
+                d += 1
+            v += w[4] + w[5] * d
+        for d in range(lo + 1, n):
+            below = int(row[base + d - 1])
+            if int(row[base + d]) + 1 == below and below % 13 != 0:
+                v += w[6]
+    return v
+
+
+@jit
+def pack_row(row, store, i):
+    """Store ``row`` compactly as ``store[i]``: the cards column by column, then the counts."""
+    k = 0
+    for c in range(7):
+        for d in range(int(row[O_LENS + c])):
+            store[i, k] = row[c * 52 + d]
+            k += 1
+    for j in range(PACK - 52):
+        store[i, 52 + j] = row[O_LENS + j]
+
+
+@jit
+def unpack_row(store, i, row):
+    """Expand ``store[i]`` back into a full row (the inverse of :func:`pack_row`)."""
+    for j in range(PACK - 52):
+        row[O_LENS + j] = store[i, 52 + j]
+    k = 0
+    for c in range(7):
+        for d in range(int(row[O_LENS + c])):
+            row[c * 52 + d] = store[i, k]
+            k += 1
+
+
+@jit
+def _heap_push(keys, vals, size, key, val):
+    """Push onto the binary max-heap ``keys``/``vals`` of ``size`` entries; returns the size."""
+    i = size
+    while i > 0:
+        p = (i - 1) >> 1
+        if keys[p] >= key:
+            break
+        keys[i] = keys[p]
+        vals[i] = vals[p]
+        i = p
+    keys[i] = key
+    vals[i] = val
+    return size + 1
+
+
+@jit
+def _heap_pop(keys, vals, size):
+    """Remove the largest entry of the max-heap; returns its value (the size drops by one)."""
+    top = vals[0]
+    size -= 1
+    key = keys[size]
+    val = vals[size]
+    i = 0
+    while True:
+        j = 2 * i + 1
+        if j >= size:
+            break
+        if j + 1 < size and keys[j + 1] > keys[j]:
+            j += 1
+        if keys[j] <= key:
+            break
+        keys[i] = keys[j]
+        vals[i] = vals[j]
+        i = j
+    keys[i] = key
+    vals[i] = val
+    return top
+
+
+@jit
+def probe(root, relaxed, budget, salt, noise, w, z, table, store, parent, pmove, keys, vals, line):
+    """Greedy best-first search from ``root`` for at most ``budget`` new positions.
+
+    Positions are expanded best :func:`evaluate` first (plus a deterministic noise of up to
+    ``noise`` / 64 points drawn from the position's hash and ``salt``, so that each probe
+    explores differently; ties go to the newest).  Returns ``(status, nodes, moves)``: on a
+    win ``line[:moves]`` holds the packed moves from the root; S_LOST means the reachable
+    space is exhausted (the probe uses the same moves as the exhaustive search).
+    """
+    row = np.empty(ROW, np.int8)
+    child = np.empty(ROW, np.int8)
+    moves = np.empty(MAX_BRANCH, np.int64)
+    scores = np.empty(MAX_BRANCH, np.int64)
+    table[:] = 0
+    tt_insert(table, position_hash(root, z))
+    pack_row(root, store, 0)
+    parent[0] = -1
+    size = _heap_push(keys, vals, 0, np.int64(0), 0)
+    nodes = 1
+    while size > 0:
+        idx = _heap_pop(keys, vals, size)
+        size -= 1
+        unpack_row(store, idx, row)
+        k = gen_moves(row, relaxed, moves, scores)
+        for i in range(k):
+            if nodes >= budget:
+                return S_RUNNING, nodes, 0
+            child[:] = row
+            apply_packed(child, moves[i])
+            if child[O_REMOVED] == 4:
+                n = 0
+                line[n] = moves[i]
+                j = idx
+                while j > 0:
+                    n += 1
+                    line[n] = pmove[j]
+                    j = parent[j]
+                for a in range((n + 1) // 2):
+                    t = line[a]
+                    line[a] = line[n - a]
+                    line[n - a] = t
+                return S_WON, nodes, n + 1
+            h = position_hash(child, z)
+            if not tt_insert(table, h):
+                continue
+            jitter = ((_mix(h + salt) >> 8) & 0xFFFFFF) % noise if noise > 0 else 0
+            pack_row(child, store, nodes)
+            parent[nodes] = idx
+            pmove[nodes] = moves[i]
+            key = ((evaluate(child, w) * 64 + jitter) << 32) + nodes
+            size = _heap_push(keys, vals, size, key, nodes)
+            nodes += 1
+    return S_LOST, nodes, 0
+
+
+@jit
+def tt_rehash(old, new):
+    """Insert every hash of the table ``old`` into the (larger, empty) table ``new``."""
+    for i in range(old.shape[0]):
+        if old[i] != 0:
+            tt_insert(new, old[i])
+
+
+@jit
+def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed):
     """Start a search from ``stack[0]``: record the root and its moves."""
     scores = np.empty(MAX_BRANCH, np.int64)
     ctl[:] = 0
@@ -353,12 +732,12 @@ def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed, mode):
     if stack[0, O_REMOVED] == 4:
         ctl[C_STATUS] = S_WON
         return
-    n_moves[0] = gen_moves(stack[0], relaxed, mode, moves[0], scores)
+    n_moves[0] = gen_moves(stack[0], relaxed, moves[0], scores)
     next_move[0] = 0
 
 
 @jit
-def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, mode, quota):
+def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, quota):
     """Continue the depth-first search for at most ``quota`` new nodes; updates ``ctl``."""
     scores = np.empty(MAX_BRANCH, np.int64)
     depth = int(ctl[C_DEPTH])
@@ -389,7 +768,7 @@ def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, mode, q
             ctl[C_OVERFLOW] = 1
             n_moves[depth] = 0
         else:
-            n_moves[depth] = gen_moves(child, relaxed, mode, moves[depth], scores)
+            n_moves[depth] = gen_moves(child, relaxed, moves[depth], scores)
         next_move[depth] = 0
         if nodes >= stop:
             ctl[C_DEPTH] = depth
@@ -448,8 +827,8 @@ def solve(
     """Solve a deal exactly: ``won`` with a winning line, ``lost`` (proof) or ``unknown`` (budget).
 
     ``max_nodes`` bounds the positions expanded and keeps the verdict deterministic;
-    ``max_seconds`` additionally stops the search on the clock (checked every
-    ``QUOTA_WITH_CLOCK`` nodes).  A ScorpionState is solved under its own rule flag.
+    ``max_seconds`` additionally stops the search on the clock (checked between probes and
+    every ``QUOTA_WITH_CLOCK`` nodes).  A ScorpionState is solved under its own rule flag.
     """
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
@@ -459,80 +838,119 @@ def solve(
     relaxed = state.relaxed
     t0 = time.perf_counter()
     deadline = None if max_seconds is None else t0 + max_seconds
-    search = _Search(state, max_nodes)
-    nodes = 0
-    max_depth = 0
-    phases = RELAXED_PHASES if relaxed else ((MODE_FULL, 1.0),)
-    for mode, share in phases:
-        budget = max_nodes - nodes if mode == MODE_FULL else max(1, int(max_nodes * share))
-        status = search.run(relaxed, mode, budget, deadline)
-        nodes += search.nodes
-        max_depth = max(max_depth, search.max_depth)
-        if status == S_WON or mode == MODE_FULL:
-            break
-    return _result(search, nodes, max_depth, t0)
+    search = _Search(state, relaxed)
+    share = PROBE_SHARE["relaxed" if relaxed else "classic"]
+    status = search.probes(int(max_nodes * share), deadline)
+    if status == S_RUNNING:
+        status = search.exhaust(int(max_nodes) - search.nodes, deadline)
+    return _result(search, status, t0)
 
 
 class _Search:
-    """The arrays of one compiled search, reused across its phases."""
+    """The arrays of one solve: best-first probes, then the exhaustive depth-first search."""
 
-    def __init__(self, state: ScorpionState, max_nodes: int) -> None:
-        self.table = np.zeros(1 << max(12, int(2 * max_nodes + 2).bit_length()), np.int64)
-        self.stack = np.empty((MAX_DEPTH + 1, ROW), np.int8)
-        self.moves = np.empty((MAX_DEPTH + 1, MAX_BRANCH), np.int64)
-        self.n_moves = np.zeros(MAX_DEPTH + 1, np.int64)
-        self.next_move = np.zeros(MAX_DEPTH + 1, np.int64)
-        self.ctl = np.zeros(8, np.int64)
-        load_row(self.stack[0], state.tab, state.lens, state.fd, state.reserve, state.meta)
+    def __init__(self, state: ScorpionState, relaxed: bool) -> None:
+        self.relaxed = relaxed
+        self.root = np.zeros(ROW, np.int8)
+        load_row(self.root, state.tab, state.lens, state.fd, state.reserve, state.meta)
+        self.nodes = 0
+        self.max_depth = 0
+        self.line: list[int] = []
 
-    @property
-    def nodes(self) -> int:
-        """Positions expanded by the last phase."""
-        return int(self.ctl[C_NODES])
-
-    @property
-    def max_depth(self) -> int:
-        """Deepest stack level the last phase reached."""
-        return int(self.ctl[C_MAXDEPTH])
-
-    @property
-    def status(self) -> int:
-        """S_RUNNING (budget or clock ran out), S_WON or S_LOST (space exhausted)."""
-        if self.ctl[C_STATUS] == S_LOST and self.ctl[C_OVERFLOW]:
+    def probes(self, budget: int, deadline: float | None) -> int:
+        """Best-first probes of up to PROBE_NODES nodes on ``budget`` nodes in all, or until
+        ``deadline``; the first probe follows the evaluation alone, the later ones add noise."""
+        if self.root[O_REMOVED] == 4:
+            self.nodes = 1
+            return S_WON
+        if budget < 1:
             return S_RUNNING
-        return int(self.ctl[C_STATUS])
-
-    def run(self, relaxed: bool, mode: int, budget: int, deadline: float | None) -> int:
-        """One phase from the root over a fresh table: ``budget`` nodes, or until ``deadline``."""
-        if self.ctl[C_NODES]:
-            self.table = np.zeros(self.table.shape[0], np.int64)
-        a = (self.stack, self.moves, self.n_moves, self.next_move, self.ctl, self.table, ZOBRIST)
-        search_init(*a, relaxed, mode)
-        while self.ctl[C_STATUS] == S_RUNNING and self.ctl[C_NODES] < budget:
+        size = min(PROBE_NODES, budget) + 1
+        table = np.zeros(1 << (2 * size).bit_length(), np.int64)
+        store = np.empty((size, PACK), np.int8)
+        parent = np.empty(size, np.int32)
+        pmove = np.empty(size, np.int32)
+        keys = np.empty(size, np.int64)
+        vals = np.empty(size, np.int32)
+        line = np.empty(size, np.int64)
+        spent = 0
+        salt = 0
+        while spent < budget:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
-            quota = int(budget - self.ctl[C_NODES])
+            status, nodes, n = probe(
+                self.root,
+                self.relaxed,
+                min(PROBE_NODES, budget - spent),
+                salt,
+                PROBE_NOISE if salt else 0,
+                EVAL_WEIGHTS,
+                ZOBRIST,
+                table,
+                store,
+                parent,
+                pmove,
+                keys,
+                vals,
+                line,
+            )
+            spent += nodes
+            salt += 1
+            if status == S_WON:
+                self.line = [int(m) & 511 for m in line[:n]]
+                self.max_depth = max(self.max_depth, n)
+            if status != S_RUNNING:
+                self.nodes += spent
+                return status
+        self.nodes += spent
+        return S_RUNNING
+
+    def exhaust(self, budget: int, deadline: float | None) -> int:
+        """The depth-first search over every position, on ``budget`` nodes or until ``deadline``.
+
+        Its transposition table starts small and grows fourfold whenever it is half full, so
+        small searches touch little memory and verdicts do not depend on its size.
+        """
+        stack = np.empty((MAX_DEPTH + 1, ROW), np.int8)
+        stack[0] = self.root
+        moves = np.empty((MAX_DEPTH + 1, MAX_BRANCH), np.int64)
+        n_moves = np.zeros(MAX_DEPTH + 1, np.int64)
+        next_move = np.zeros(MAX_DEPTH + 1, np.int64)
+        ctl = np.zeros(8, np.int64)
+        table = np.zeros(1 << TABLE_MIN_BITS, np.int64)
+        search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed)
+        while ctl[C_STATUS] == S_RUNNING and ctl[C_NODES] < budget:
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            if 2 * ctl[C_NODES] >= table.shape[0]:
+                bigger = np.zeros(4 * table.shape[0], np.int64)
+                tt_rehash(table, bigger)
+                table = bigger
+            quota = min(int(budget - ctl[C_NODES]), table.shape[0] // 2 - int(ctl[C_NODES]))
             if deadline is not None:
                 quota = min(quota, QUOTA_WITH_CLOCK)
-            search_run(*a, relaxed, mode, quota)
-        return self.status
+            search_run(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, quota)
+        self.nodes += int(ctl[C_NODES])
+        self.max_depth = max(self.max_depth, int(ctl[C_MAXDEPTH]))
+        status = int(ctl[C_STATUS])
+        if status == S_WON:
+            depth = int(ctl[C_DEPTH])
+            self.line = [int(moves[d, next_move[d] - 1] & 511) for d in range(depth)]
+        if status == S_LOST and ctl[C_OVERFLOW]:
+            return S_RUNNING
+        return status
 
-    def line(self) -> list[int]:
-        """The winning line (env actions) once the search has won."""
-        depth = int(self.ctl[C_DEPTH])
-        return [int(self.moves[d, self.next_move[d] - 1] & 511) for d in range(depth)]
 
-
-def _result(search: _Search, nodes: int, max_depth: int, t0: float) -> SolveResult:
+def _result(search: _Search, status: int, t0: float) -> SolveResult:
     """The SolveResult of a finished search."""
     result = SolveResult(
-        UNKNOWN, nodes=nodes, seconds=time.perf_counter() - t0, max_depth=max_depth
+        UNKNOWN, nodes=search.nodes, seconds=time.perf_counter() - t0, max_depth=search.max_depth
     )
-    if search.status == S_WON:
+    if status == S_WON:
         result.verdict = WON
-        result.moves = search.line()
+        result.moves = search.line
         result.readable = [action_text(a) for a in result.moves]
-    elif search.status == S_LOST:
+    elif status == S_LOST:
         result.verdict = LOST
     return result
 

@@ -8,9 +8,27 @@ import pytest
 import shell_envs  # noqa: F401  (registers the env)
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.solver import LOST, UNKNOWN, WON, action_text, solve, solve_command
-from shell_envs.scorpion.state import deck_of
+from shell_envs.scorpion.state import ScorpionState, deck_of
+from tests.scorpion.helpers import position
 
 WON_SEEDS = {"classic": (0, 14, 16), "relaxed": (3, 9, 10)}
+# Relaxed deals the depth-first search alone left unknown at 500,000 nodes
+HARD_RELAXED_SEEDS = (1, 2, 4, 7)
+# Classic, reserve dealt: moving the 7S run onto 8S at once (the old "safe move") loses, yet
+# 4S+8S onto 5S, JC onto the uncovered QC, 8S onto 9S, 7S onto 8S, QC onto KC ... wins
+TRAP = {
+    "columns": [
+        ["KC", "7S", "6S", "5S"],
+        ["QC", "4S", "8S"],
+        ["KS", "QS", "JS", "TS", "9S", "JC"],
+        ["TC", "9C", "8C", "7C", "6C", "5C", "4C", "3C", "2C", "AC"],
+        ["3S", "2S", "AS"],
+        [],
+        [],
+    ],
+    "face_down": [0, 1, 0, 0, 0, 0, 0],
+    "reserve": [],
+}
 
 
 def replay(rules: str, moves: list[int], **reset: object) -> bool:
@@ -75,13 +93,76 @@ def test_real_deal_proven_lost_after_search() -> None:
 
 
 def test_verdict_is_deterministic_for_a_node_budget() -> None:
-    first = solve(19, rules="classic", max_nodes=20_000)
-    second = solve(19, rules="classic", max_nodes=20_000)
+    first = solve(806, rules="classic", max_nodes=20_000)
+    second = solve(806, rules="classic", max_nodes=20_000)
     assert first.verdict == second.verdict == UNKNOWN
     assert first.nodes == second.nodes == 20_000
-    again = [solve(3, rules="relaxed", max_nodes=50_000) for _ in range(2)]
-    assert again[0].verdict == again[1].verdict == WON
-    assert again[0].moves == again[1].moves and again[0].nodes == again[1].nodes
+    for seed, budget in ((3, 50_000), (2, 100_000)):
+        again = [solve(seed, rules="relaxed", max_nodes=budget) for _ in range(2)]
+        assert again[0].verdict == again[1].verdict == WON
+        assert again[0].moves == again[1].moves and again[0].nodes == again[1].nodes
+
+
+def test_relaxed_budget_is_exact_across_probes_and_search() -> None:
+    result = solve(943, rules="relaxed", max_nodes=1_500)
+    assert result.verdict == UNKNOWN
+    assert result.nodes == 1_500
+
+
+def test_hard_relaxed_deals_are_won_with_replayable_lines() -> None:
+    for seed in HARD_RELAXED_SEEDS:
+        result = solve(seed, rules="relaxed", max_nodes=100_000)
+        assert result.verdict == WON, seed
+        assert replay("relaxed", result.moves, seed=seed), seed
+
+
+def test_safe_move_never_loses_a_win() -> None:
+    result = solve(ScorpionState.from_position(TRAP), rules="classic", max_nodes=10_000)
+    assert result.verdict == WON
+    assert replay("classic", result.moves, options={"position": TRAP})
+    # the old rule also called these real deals lost
+    for seed in (2166, 2654):
+        result = solve(seed, rules="classic", max_nodes=10_000)
+        assert result.verdict == WON, seed
+        assert replay("classic", result.moves, seed=seed), seed
+
+
+@pytest.mark.parametrize(
+    ("seed", "why"),
+    [(2, "KH face down under QH, which can never move"), (3, "TH, 7C, AC, 3D wait in a cycle")],
+)
+def test_classic_deadlocks_are_proven_at_the_root(seed: int, why: str) -> None:
+    result = solve(seed, rules="classic", max_nodes=1_000)
+    assert (result.verdict, result.nodes) == (LOST, 1), why
+
+
+def test_cycle_of_waiting_cards_is_lost_under_classic_only() -> None:
+    # 7S must join 8S, which lies under 3H; 3H must join 4H, which lies under 7S
+    pos = position({1: "8S 3H", 2: "4H 7S"}, face_down={1: 1})
+    state = ScorpionState.from_position(pos)
+    assert (solve(state).verdict, solve(state).nodes) == (LOST, 1)
+    relaxed = solve(ScorpionState.from_position(pos, relaxed=True), rules="relaxed")
+    assert relaxed.verdict == WON
+    assert replay("relaxed", relaxed.moves, options={"position": pos})
+
+
+@pytest.mark.parametrize(
+    ("seed", "why"),
+    [
+        (3234, "3H lies face down on 4H; 3C, 3D over it move first and 3S is on 4D: no free 4"),
+        (2163, "9D lies face down on TH; 9C over it moves first, 9H is on TS, 9S on TC"),
+    ],
+)
+def test_relaxed_starved_cards_are_proven_lost_at_the_root(seed: int, why: str) -> None:
+    result = solve(seed, rules="relaxed", max_nodes=1_000)
+    assert (result.verdict, result.nodes) == (LOST, 1), why
+
+
+def test_relaxed_blocked_columns_are_proven_lost_at_the_root() -> None:
+    # every five is face down under a four, and fours need a five: no face-down card can turn
+    pos = position({1: "5S 5H 4D 9S", 2: "5D 5C 4C"}, face_down={1: 2, 2: 2})
+    result = solve(ScorpionState.from_position(pos, relaxed=True), rules="relaxed")
+    assert (result.verdict, result.nodes) == (LOST, 1)
 
 
 def test_time_budget_stops_the_search() -> None:
