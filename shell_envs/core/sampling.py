@@ -29,6 +29,12 @@ def _splitmix(state):
 
 
 @jit
+def _below(bits, n):
+    """A uniform integer in ``[0, n)`` from 64 random bits (53 of them: bias below 1e-15)."""
+    return int(float(bits >> np.uint64(11)) * _UNIT * n)
+
+
+@jit
 def _pick_kth(masks, i, k):
     """The index of the ``k``-th legal entry of row ``i`` (0-based), or -1."""
     seen = 0
@@ -56,7 +62,7 @@ def random_legal_actions(masks):
         out[i] = -1
         for _ in range(8):
             state, bits = _splitmix(state)
-            a = int(float(bits >> np.uint64(11)) * _UNIT * width)
+            a = _below(bits, width)
             if masks[i, a]:
                 out[i] = a
                 break
@@ -67,5 +73,5 @@ def random_legal_actions(masks):
             count += masks[i, a] != 0
         if count > 0:
             state, bits = _splitmix(state)
-            out[i] = _pick_kth(masks, i, int(float(bits >> np.uint64(11)) * _UNIT * count))
+            out[i] = _pick_kth(masks, i, _below(bits, count))
     return out

@@ -487,7 +487,8 @@ def _starved(row):
 def gen_moves(row, relaxed, out, scores):
     """Write the ordered, symmetry-reduced moves of ``row`` into ``out``; returns how many.
 
-    A dead position (:func:`_cyclic`, :func:`_stuck`) gets no moves: it cannot be won.
+    A dead position (Classic :func:`_cyclic`; Relaxed :func:`_stuck`, :func:`_starved`) gets
+    no moves: it cannot be won.
     """
     k = 0
     if row[O_REMOVED] == 4:

@@ -136,8 +136,9 @@ def place(board, eggs, meta, black_cell, white_cell):
 
 @jit
 def _is_enemy_piece(value, player):
-    """An opponent turtle or an egg is an enemy piece of ``player``."""
-    return value == EGG or (value != EMPTY and value != player)
+    """An opponent turtle or an egg is an enemy piece of ``player`` (anything not empty and
+    not ``player``'s own; written without branches)."""
+    return (value != EMPTY) & (value != player)
 
 
 DOOMED, ANCHOR = 1, 2
@@ -145,37 +146,27 @@ DOOMED, ANCHOR = 1, 2
 
 @jit
 def _encloses(board, player, anchor, d):
-    """Whether ``anchor`` and the cell three steps in direction ``d`` enclose two enemy pieces."""
+    """Whether ``anchor`` and the cell three steps in direction ``d`` enclose two enemy pieces.
+
+    Branch-free (random boards make branches mispredict): an off-board ray (-1) reads a
+    harmless wrapped cell and is masked out by ``far >= 0``.
+    """
     far = RAYS[anchor, d, 2]
-    if far < 0 or board[far] != player:
-        return False
-    return _is_enemy_piece(board[RAYS[anchor, d, 0]], player) and _is_enemy_piece(
-        board[RAYS[anchor, d, 1]], player
+    return (
+        (far >= 0)
+        & (board[far] == player)
+        & _is_enemy_piece(board[RAYS[anchor, d, 0]], player)
+        & _is_enemy_piece(board[RAYS[anchor, d, 1]], player)
     )
 
 
 @jit
 def _any_enclosure(board, player, anchors, n_anchors):
-    """Whether any of ``player``'s anchors closes an enclosure (most rounds: none).
-
-    Branch-free over the 8 directions (random boards make branches mispredict); an off-board
-    ray reads a harmless wrapped cell and is masked out by ``far >= 0``.
-    """
+    """Whether any of ``player``'s anchors closes an enclosure (most rounds: none)."""
     found = False
     for i in range(n_anchors):
-        a = anchors[i]
         for d in range(8):
-            far = RAYS[a, d, 2]
-            v1 = board[RAYS[a, d, 0]]
-            v2 = board[RAYS[a, d, 1]]
-            found |= (
-                (far >= 0)
-                & (board[far] == player)
-                & (v1 != EMPTY)
-                & (v1 != player)
-                & (v2 != EMPTY)
-                & (v2 != player)
-            )
+            found |= _encloses(board, player, anchors[i], d)
     return found
 
 
