@@ -21,7 +21,7 @@ from pathlib import Path
 import numba
 from numba import njit, prange
 
-__all__ = ["jit", "jit_parallel", "prange", "cache_dir"]
+__all__ = ["jit", "jit_inline", "jit_parallel", "prange", "cache_dir"]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -52,6 +52,16 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 def jit(fn):
     """Compile ``fn`` to native code, cached on disk between runs."""
     return njit(cache=True, nogil=True)(fn)
+
+
+def jit_inline(fn):
+    """:func:`jit`, and inlined into every compiled caller (numba IR inlining).
+
+    For small rule steps on hot paths: inlined, their array arguments need no reference
+    counting (an atomic operation per array per call, which parallel batch loops otherwise
+    contend on, since every game's rows are views of one array).
+    """
+    return njit(cache=True, nogil=True, inline="always")(fn)
 
 
 def jit_parallel(fn):
