@@ -21,7 +21,7 @@ import numpy as np
 from gymnasium import spaces
 
 from shell_envs.core.encoders import EncoderRegistry
-from shell_envs.core.jit import jit, jit_parallel, prange
+from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
 from shell_envs.what_the_shell import rules
 
 PLANE_NAMES = ("own_turtles", "opponent_turtles", "eggs", "egg_order", "sudden_death")
@@ -29,7 +29,7 @@ N_PLANES = len(PLANE_NAMES)
 FLAT_SIZE = 4 * rules.CELLS + 1
 
 
-@jit
+@jit_inline
 def _fill(board, eggs, meta, player, out, one):
     """Write the five planes, flattened to ``(5, 81)``, into ``out``; ``one`` is full scale.
 

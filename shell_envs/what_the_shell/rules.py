@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.core.jit import jit
+from shell_envs.core.jit import jit, jit_inline
 
 SIZE = 9
 CELLS = SIZE * SIZE
@@ -82,8 +82,35 @@ def _lines() -> tuple[np.ndarray, np.ndarray]:
 
 
 LINE_CELLS, LINE_START = _lines()
-# the four line directions (right, down, down-right, down-left)
-LINE_DIRS = np.array([[0, 1], [1, 0], [1, 1], [1, -1]], dtype=np.int64)
+
+
+# the four line directions (right, down, down-right, down-left): row and column steps, and
+# the step between cell indices
+LINE_DR = np.array([0, 1, 1, 1], dtype=np.int64)
+LINE_DC = np.array([1, 0, 1, -1], dtype=np.int64)
+LINE_STEPS = LINE_DR * SIZE + LINE_DC
+
+
+def _line_reach() -> np.ndarray:
+    """``LINE_REACH[cell, d, side]``: how many cells, up to four, the board extends from
+    ``cell`` backwards (``side`` 0) and forwards (1) along line direction ``d``."""
+    reach = np.zeros((CELLS, 4, 2), dtype=np.int64)
+    for cell in range(CELLS):
+        r, c = divmod(cell, SIZE)
+        for d, (dr, dc) in enumerate(zip(LINE_DR, LINE_DC, strict=True)):
+            for side, sign in enumerate((-1, 1)):
+                k = 0
+                while (
+                    k < WIN_LENGTH - 1
+                    and 0 <= r + sign * dr * (k + 1) < SIZE
+                    and (0 <= c + sign * dc * (k + 1) < SIZE)
+                ):
+                    k += 1
+                reach[cell, d, side] = k
+    return reach
+
+
+LINE_REACH = _line_reach()
 
 
 def new_state() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -95,13 +122,13 @@ def new_state() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
-@jit
+@jit_inline
 def is_legal(board, cell):
     """A player may choose any empty cell on the board."""
     return 0 <= cell < CELLS and board[cell] == EMPTY
 
 
-@jit
+@jit_inline
 def lay_egg(board, eggs, meta, cell):
     """Collision: an egg is laid on ``cell`` as the newest egg."""
     board[cell] = EGG
@@ -109,7 +136,7 @@ def lay_egg(board, eggs, meta, cell):
     meta[N_EGGS] += 1
 
 
-@jit
+@jit_inline
 def remove_egg(eggs, meta, cell):
     """Take ``cell`` out of the egg queue, keeping the others in age order."""
     n = meta[N_EGGS]
@@ -123,7 +150,7 @@ def remove_egg(eggs, meta, cell):
     meta[N_EGGS] = j
 
 
-@jit
+@jit_inline
 def place(board, eggs, meta, black_cell, white_cell):
     """Placement: both turtles land, or an egg is laid on a shared cell; True on collision."""
     if black_cell == white_cell:
@@ -134,7 +161,7 @@ def place(board, eggs, meta, black_cell, white_cell):
     return False
 
 
-@jit
+@jit_inline
 def _is_enemy_piece(value, player):
     """An opponent turtle or an egg is an enemy piece of ``player`` (anything not empty and
     not ``player``'s own; written without branches)."""
@@ -144,7 +171,7 @@ def _is_enemy_piece(value, player):
 DOOMED, ANCHOR = 1, 2
 
 
-@jit
+@jit_inline
 def _encloses(board, player, anchor, d):
     """Whether ``anchor`` and the cell three steps in direction ``d`` enclose two enemy pieces.
 
@@ -160,7 +187,7 @@ def _encloses(board, player, anchor, d):
     )
 
 
-@jit
+@jit_inline
 def _any_enclosure(board, player, anchors, n_anchors):
     """Whether any of ``player``'s anchors closes an enclosure (most rounds: none)."""
     found = False
@@ -170,7 +197,7 @@ def _any_enclosure(board, player, anchors, n_anchors):
     return found
 
 
-@jit
+@jit_inline
 def find_captures(board, player, anchors, n_anchors, flags):
     """Count ``player``'s enclosures ``[P, E, E, P]`` from its anchors and mark the enclosed cells.
 
@@ -194,7 +221,7 @@ def find_captures(board, player, anchors, n_anchors, flags):
     return count
 
 
-@jit
+@jit_inline
 def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info, flags):
     """One capture wave: both players' enclosures found on one board, then removed together.
 
@@ -229,7 +256,7 @@ def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info, flags):
     return cb, cw
 
 
-@jit
+@jit_inline
 def hatch(board, eggs, meta, captures_b, captures_w, hatched_b, hatched_w, info):
     """Hatching after a wave with ``captures_b`` / ``captures_w`` captures.
 
@@ -283,19 +310,29 @@ def _longest_run(board, first, last):
     return best
 
 
-@jit
-def _mark_lines(board, first, last, on_line):
-    """Mark every turtle on a run of five or more along ``LINE_CELLS[first:last]``."""
-    i = first
-    while i < last:
-        v = board[LINE_CELLS[i]]
-        j = i
-        while j < last and board[LINE_CELLS[j]] == v:
-            j += 1
-        if (v == BLACK or v == WHITE) and j - i >= WIN_LENGTH:
-            for k in range(i, j):
-                on_line[LINE_CELLS[k]] = True
-        i = j
+@jit_inline
+def on_line_of_five(board, cell):
+    """Whether the turtle on ``cell`` lies on a line of five or more turtles of its colour.
+
+    Counts the unbroken run of its colour up to four steps each way along each line
+    direction, without branches (random boards make branches mispredict): a step past the
+    edge reads a clamped cell and is masked out by ``k <= reach``.
+    """
+    player = board[cell]
+    found = False
+    for d in range(4):
+        step = LINE_STEPS[d]
+        length = 1
+        for side in range(2):
+            sign = 2 * side - 1
+            reach = LINE_REACH[cell, d, side]
+            run = True
+            for k in range(1, WIN_LENGTH):
+                c = min(max(cell + sign * k * step, 0), CELLS - 1)
+                run &= (k <= reach) & (board[c] == player)
+                length += run
+        found |= length >= WIN_LENGTH
+    return found
 
 
 @jit
@@ -309,13 +346,10 @@ def winning_counts(board):
             break
     if not any_line:
         return 0, 0
-    on_line = np.zeros(CELLS, dtype=np.bool_)
-    for line in range(n_lines):
-        _mark_lines(board, LINE_START[line], LINE_START[line + 1], on_line)
     nb = 0
     nw = 0
     for cell in range(CELLS):
-        if on_line[cell]:
+        if board[cell] != EMPTY and board[cell] != EGG and on_line_of_five(board, cell):
             if board[cell] == BLACK:
                 nb += 1
             else:
@@ -323,7 +357,7 @@ def winning_counts(board):
     return nb, nw
 
 
-@jit
+@jit_inline
 def _decide(board, meta, info, nb, nw):
     """Apply the end-of-round verdict for winning counts ``nb`` and ``nw``."""
     info[I_WIN_B] = nb
@@ -352,49 +386,72 @@ def check_end(board, meta, info):
     return _decide(board, meta, info, nb, nw)
 
 
-@jit
-def _longest_line_through(board, cell):
-    """The longest run of ``board[cell]``'s colour through ``cell`` in any of the 4 lines."""
+@jit_inline
+def _run_end(board, cell, d, sign):
+    """The last cell of ``board[cell]``'s colour reached from ``cell`` stepping along line
+    direction ``d`` (``sign`` -1 backwards, +1 forwards), and the number of steps taken."""
     player = board[cell]
-    r0, c0 = cell // SIZE, cell % SIZE
-    best = 0
-    for d in range(4):
-        dr = LINE_DIRS[d, 0]
-        dc = LINE_DIRS[d, 1]
-        length = 1
-        for sign in (-1, 1):
-            r, c = r0 + sign * dr, c0 + sign * dc
-            while 0 <= r < SIZE and 0 <= c < SIZE and board[r * SIZE + c] == player:
-                length += 1
-                r += sign * dr
-                c += sign * dc
-        if length > best:
-            best = length
-    return best
+    steps = 0
+    r, c = cell // SIZE, cell % SIZE
+    dr, dc = sign * LINE_DR[d], sign * LINE_DC[d]
+    while 0 <= r + dr < SIZE and 0 <= c + dc < SIZE and board[(r + dr) * SIZE + c + dc] == player:
+        r += dr
+        c += dc
+        steps += 1
+    return r * SIZE + c, steps
 
 
-@jit
-def _new_line_possible(board, new_cells, n_new):
-    """Whether a turtle that arrived this round (still on the board) lies on a line of five."""
+@jit_inline
+def arrival_counts(board, new_cells, n_new):
+    """``(black, white)`` winning-turtle counts when every line of five runs through one of the
+    ``n_new`` cells where turtles arrived this round (see :func:`step`).
+
+    Equal to :func:`winning_counts` then, and cheap: most rounds only the branch-free
+    :func:`on_line_of_five` runs; a found line's turtles are marked in an 81-bit set (two
+    words), so crossing lines count shared turtles once.
+    """
+    low = np.uint64(0)
+    high = np.uint64(0)
     for i in range(n_new):
         cell = new_cells[i]
-        if (board[cell] == BLACK or board[cell] == WHITE) and _longest_line_through(
-            board, cell
-        ) >= WIN_LENGTH:
-            return True
-    return False
+        turtle = (board[cell] == BLACK) | (board[cell] == WHITE)
+        if not (turtle and on_line_of_five(board, cell)):
+            continue
+        for d in range(4):
+            first, back = _run_end(board, cell, d, -1)
+            _, forward = _run_end(board, cell, d, 1)
+            if back + forward + 1 < WIN_LENGTH:
+                continue
+            for k in range(back + forward + 1):
+                on = first + k * LINE_STEPS[d]
+                if on < 64:
+                    low |= np.uint64(1) << np.uint64(on)
+                else:
+                    high |= np.uint64(1) << np.uint64(on - 64)
+    nb = 0
+    nw = 0
+    if low | high:
+        for cell in range(CELLS):
+            word = low if cell < 64 else high
+            if (word >> np.uint64(cell % 64)) & np.uint64(1):
+                if board[cell] == BLACK:
+                    nb += 1
+                else:
+                    nw += 1
+    return nb, nw
 
 
-@jit
+@jit_inline
 def step(board, eggs, meta, black_cell, white_cell, info, work=None):
     """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
 
     ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
     ``work`` is optional scratch, ``int8`` zeros of shape :data:`WORK_SHAPE` (left zeroed
     where it must be); hot loops pass one so that a round allocates nothing.  Outside
-    sudden death no line of five stood before the round and removals cannot make one, so a
-    line can only run through a turtle that arrived this round: when none does, the full
-    count of :func:`check_end` is known to be zero and is skipped.
+    sudden death no line of five stood before the round and removals cannot make one, so
+    every line runs through a turtle that arrived this round (placed or hatched, and not
+    captured since): :func:`arrival_counts` counts only those lines, and the full board
+    count of :func:`check_end` runs only in sudden death.
     """
     if work is None:
         work = np.zeros(WORK_SHAPE, dtype=np.int8)
@@ -431,8 +488,9 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
             if n_b + n_w == 0:
                 break
     meta[ROUNDS] += 1
-    if meta[SUDDEN_DEATH] == 0 and not _new_line_possible(board, new_cells, n_new):
-        return _decide(board, meta, info, 0, 0)
+    if meta[SUDDEN_DEATH] == 0:
+        nb, nw = arrival_counts(board, new_cells, n_new)
+        return _decide(board, meta, info, nb, nw)
     return check_end(board, meta, info)
 
 

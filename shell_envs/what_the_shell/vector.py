@@ -16,7 +16,7 @@ from gymnasium import spaces
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit, jit_parallel, prange
+from shell_envs.core.jit import jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import (
@@ -49,7 +49,7 @@ INFO_FIELDS = (
 REPORT_FIELDS = (*INFO_FIELDS, "round", "sudden_death", "illegal")
 
 
-@jit
+@jit_inline
 def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
     """One game's observations (built-in encoder ``kind``; -1: none) and both masks."""
     if kind == PLANES:

@@ -86,6 +86,24 @@ def test_compiled_playouts_end_in_a_consistent_state(seed):
 
 
 @settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), clustered=st.booleans())
+def test_end_checks_count_every_winning_turtle(seed, clustered):
+    """Every round's winning counts, found from the lines through the arrivals (or the whole
+    board in sudden death), equal a full-board count of the position after the round."""
+    rng = np.random.default_rng(seed)
+    board, eggs, meta = rules.new_state()
+    info = np.zeros(rules.INFO_SIZE, np.int32)
+    while meta[rules.OUTCOME] == rules.ONGOING and meta[rules.ROUNDS] < 200:
+        legal = np.flatnonzero(board == rules.EMPTY)
+        if clustered:  # play near the centre so that lines and crossings are common
+            near = legal[np.abs(legal // 9 - 4) + np.abs(legal % 9 - 4) <= 3]
+            legal = near if near.size else legal
+        black, white = (int(c) for c in rng.choice(legal, 2))
+        rules.step(board, eggs, meta, black, white, info)
+        assert (info[rules.I_WIN_B], info[rules.I_WIN_W]) == rules.winning_counts(board)
+
+
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31 - 1))
 def test_shared_scratch_gives_the_same_rounds(seed):
     """``step`` with one reused scratch array plays exactly as with a fresh one each round."""

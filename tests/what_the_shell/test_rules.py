@@ -267,6 +267,27 @@ def test_crossing_lines_count_each_turtle_once():
     assert result.outcome == rules.BLACK_WINS
 
 
+def test_joining_two_segments_counts_the_whole_line():
+    # e5 joins a5..d5 and f5..g5: one line of seven
+    position = {"black": ["a5", "b5", "c5", "d5", "f5", "g5"], "white": ["a9"]}
+    result = play(position, black="e5", white="i1")
+    assert result[rules.I_WIN_B] == 7
+    assert result.outcome == rules.BLACK_WINS
+
+
+def test_line_completed_by_a_hatched_turtle_counts():
+    # black's d3 captures b3, c3 against a3; the egg on e5 hatches black and completes a5..e5
+    position = {
+        "black": ["a3", "a5", "b5", "c5", "d5"],
+        "white": ["b3", "c3"],
+        "eggs": ["e5"],
+    }
+    result = play(position, black="d3", white="i9")
+    assert result[rules.I_CAPTURES_B] == 1 and result[rules.I_HATCHED_B] == 1
+    assert result[rules.I_WIN_B] == 5
+    assert result.outcome == rules.BLACK_WINS
+
+
 SUDDEN_DEATH = {
     "black": ["a7", "b7", "c7", "d7", "e7", "c2"],
     "white": ["a3", "b3", "c3", "d3", "e3", "d8"],
