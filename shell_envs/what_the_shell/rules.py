@@ -378,14 +378,6 @@ def _decide(board, meta, info, nb, nw):
     return meta[OUTCOME]
 
 
-@jit
-def check_end(board, meta, info):
-    """End-of-round checks: the larger winning-turtle count wins, equal non-zero counts mean
-    sudden death, and a full board with no winner is a draw.  Returns the outcome."""
-    nb, nw = winning_counts(board)
-    return _decide(board, meta, info, nb, nw)
-
-
 @jit_inline
 def _run_end(board, cell, d, sign):
     """The last cell of ``board[cell]``'s colour reached from ``cell`` stepping along line
@@ -404,7 +396,7 @@ def _run_end(board, cell, d, sign):
 @jit_inline
 def arrival_counts(board, new_cells, n_new):
     """``(black, white)`` winning-turtle counts when every line of five runs through one of the
-    ``n_new`` cells where turtles arrived this round (see :func:`step`).
+    ``n_new`` cells where turtles arrived this round (see :func:`check_end`).
 
     Equal to :func:`winning_counts` then, and cheap: most rounds only the branch-free
     :func:`on_line_of_five` runs; a found line's turtles are marked in an 81-bit set (two
@@ -442,16 +434,31 @@ def arrival_counts(board, new_cells, n_new):
 
 
 @jit_inline
+def check_end(board, meta, info, arrivals=None, n_arrivals=0):
+    """End-of-round checks: the larger winning-turtle count wins, equal non-zero counts mean
+    sudden death, and a full board with no winner is a draw.  Returns the outcome.
+
+    ``arrivals[:n_arrivals]``, when given, are the cells where turtles arrived this round
+    (placed or hatched).  Outside sudden death no line of five stood before the round and
+    removals cannot make one, so every line runs through an arrival still on the board: only
+    those lines are counted (:func:`arrival_counts`); otherwise the whole board is.
+    """
+    if arrivals is not None and meta[SUDDEN_DEATH] == 0:
+        nb, nw = arrival_counts(board, arrivals, n_arrivals)
+    else:
+        nb, nw = winning_counts(board)
+    return _decide(board, meta, info, nb, nw)
+
+
+@jit_inline
 def step(board, eggs, meta, black_cell, white_cell, info, work=None):
     """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
 
     ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
     ``work`` is optional scratch, ``int8`` zeros of shape :data:`WORK_SHAPE` (left zeroed
-    where it must be); hot loops pass one so that a round allocates nothing.  Outside
-    sudden death no line of five stood before the round and removals cannot make one, so
-    every line runs through a turtle that arrived this round (placed or hatched, and not
-    captured since): :func:`arrival_counts` counts only those lines, and the full board
-    count of :func:`check_end` runs only in sudden death.
+    where it must be); hot loops pass one so that a round allocates nothing.  The end
+    checks are given the cells where turtles arrived, so that outside sudden death they
+    count only the lines through those.
     """
     if work is None:
         work = np.zeros(WORK_SHAPE, dtype=np.int8)
@@ -488,10 +495,7 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
             if n_b + n_w == 0:
                 break
     meta[ROUNDS] += 1
-    if meta[SUDDEN_DEATH] == 0:
-        nb, nw = arrival_counts(board, new_cells, n_new)
-        return _decide(board, meta, info, nb, nw)
-    return check_end(board, meta, info)
+    return check_end(board, meta, info, new_cells, n_new)
 
 
 ILLEGAL = -1
