@@ -21,8 +21,9 @@ from gymnasium.vector.utils import batch_space
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit, jit_parallel, prange
+from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.views import row
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import (
     ENCODERS,
@@ -57,16 +58,26 @@ def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allo
     return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
 
 
+@jit_inline
+def _game(tab, lens, fd, reserve, meta, hist, i):
+    """Game ``i``'s rows of the batched state arrays, as uncounted views.
+
+    Counted views (``tab[i]``) would make every game step bump one reference counter shared by
+    all games, atomically, from both cores; see :mod:`shell_envs.core.views`.
+    """
+    return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
+
+
 @jit_parallel
 def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, allow_undo, masks,
                 kind, obs):  # fmt: skip
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(tab.shape[0]):
         if which[i]:
-            _deal_number(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], numbers[i],
-                         relaxed, masks[i], allow_undo)  # fmt: skip
+            game = _game(tab, lens, fd, reserve, meta, hist, i)
+            _deal_number(*game, numbers[i], relaxed, row(masks, i), allow_undo)
             if kind >= 0:
-                _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+                _encode(kind, *game[:5], row(obs, i))
 
 
 @jit_parallel
@@ -85,23 +96,23 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         truncated[i] = False
         codes[i] = engine.OK
         rewards[i] = 0.0
+        game = _game(tab, lens, fd, reserve, meta, hist, i)
+        mask = row(masks, i)
         if autoreset[i]:
-            _deal_number(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], numbers[i],
-                         relaxed, masks[i], allow_undo)  # fmt: skip
+            _deal_number(*game, numbers[i], relaxed, mask, allow_undo)
             steps[i] = 0
             autoreset[i] = False
             if kind >= 0:
-                _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+                _encode(kind, *game[:5], row(obs, i))
             continue
         a = actions[i]
         if 0 <= a < n_actions:
-            code, points, n_legal = engine.step(tab[i], lens[i], fd[i], reserve[i], meta[i],
-                                                hist[i], a, allow_undo, masks[i])  # fmt: skip
+            code, points, n_legal = engine.step(*game, a, allow_undo, mask)
         else:
             code, points = engine.E_OUT_OF_RANGE, 0
             n_legal = 0
             for j in range(engine.N_ACTIONS):
-                if masks[i, j]:
+                if mask[j]:
                     n_legal += 1
         codes[i] = code
         steps[i] += 1
@@ -114,7 +125,7 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
         autoreset[i] = terminated[i] or truncated[i]
         if kind >= 0:
-            _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+            _encode(kind, *game[:5], row(obs, i))
 
 
 @jit_parallel
@@ -125,8 +136,8 @@ def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, c
         if skip[i]:
             codes[i] = engine.OK
         elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-            codes[i] = engine.check_action(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i],
-                                           a, allow_undo)  # fmt: skip
+            game = _game(tab, lens, fd, reserve, meta, hist, i)
+            codes[i] = engine.check_action(*game, a, allow_undo)
         else:
             codes[i] = engine.E_OUT_OF_RANGE
 
