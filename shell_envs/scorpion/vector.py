@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
+from shell_envs.core.jit import jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.core.views import row
 from shell_envs.scorpion import rules as engine
@@ -40,7 +40,7 @@ AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetM
 TABLEAU, CARDS = 0, 1
 
 
-@jit
+@jit_inline
 def _encode(kind, tab, lens, fd, reserve, meta, out):
     """Encode one game with the built-in encoder ``kind``."""
     if kind == TABLEAU:
@@ -49,7 +49,7 @@ def _encode(kind, tab, lens, fd, reserve, meta, out):
         encode_cards(tab, lens, fd, reserve, meta, out)
 
 
-@jit
+@jit_inline
 def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo):
     """Start game ``number`` in one game's arrays and fill its mask; returns the legal count."""
     cards = np.empty(engine.N_CARDS, np.int8)
@@ -74,10 +74,13 @@ def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, all
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(tab.shape[0]):
         if which[i]:
-            game = _game(tab, lens, fd, reserve, meta, hist, i)
-            _deal_number(*game, numbers[i], relaxed, row(masks, i), allow_undo)
+            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
+                tab, lens, fd, reserve, meta, hist, i
+            )
+            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed,
+                         row(masks, i), allow_undo)  # fmt: skip
             if kind >= 0:
-                _encode(kind, *game[:5], row(obs, i))
+                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
 
 
 @jit_parallel
@@ -88,7 +91,8 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
 
     A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
     ignored).  Fills ``codes``, ``rewards``, ``terminated``, ``truncated``; on return
-    ``autoreset`` flags the games that ended this step.
+    ``autoreset`` flags the games that ended this step.  The rule functions of a step are
+    inlined into this loop, so a game step calls no other compiled function.
     """
     n_actions = masks.shape[1]
     for i in prange(tab.shape[0]):
@@ -96,18 +100,20 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         truncated[i] = False
         codes[i] = engine.OK
         rewards[i] = 0.0
-        game = _game(tab, lens, fd, reserve, meta, hist, i)
+        g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
         mask = row(masks, i)
         if autoreset[i]:
-            _deal_number(*game, numbers[i], relaxed, mask, allow_undo)
+            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed, mask,
+                         allow_undo)  # fmt: skip
             steps[i] = 0
             autoreset[i] = False
             if kind >= 0:
-                _encode(kind, *game[:5], row(obs, i))
+                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
             continue
         a = actions[i]
         if 0 <= a < n_actions:
-            code, points, n_legal = engine.step(*game, a, allow_undo, mask)
+            code, points, n_legal = engine.step(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
+                                                allow_undo, mask)  # fmt: skip
         else:
             code, points = engine.E_OUT_OF_RANGE, 0
             n_legal = 0
@@ -125,7 +131,7 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
         autoreset[i] = terminated[i] or truncated[i]
         if kind >= 0:
-            _encode(kind, *game[:5], row(obs, i))
+            _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
 
 
 @jit_parallel
@@ -136,8 +142,11 @@ def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, c
         if skip[i]:
             codes[i] = engine.OK
         elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-            game = _game(tab, lens, fd, reserve, meta, hist, i)
-            codes[i] = engine.check_action(*game, a, allow_undo)
+            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
+                tab, lens, fd, reserve, meta, hist, i
+            )
+            codes[i] = engine.check_action(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
+                                           allow_undo)  # fmt: skip
         else:
             codes[i] = engine.E_OUT_OF_RANGE
 
