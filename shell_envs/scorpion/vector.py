@@ -220,7 +220,7 @@ class ScorpionVectorEnv(VectorEnv):
         self._terminated = np.zeros(n, np.bool_)
         self._truncated = np.zeros(n, np.bool_)
         self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
-        # returned copies come from pools: no fresh megabytes (page faults) every step
+        # returned arrays come from pools: no fresh megabytes (page faults) every step
         self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
         self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
         self._rngs = [seeding.np_random(None)[0] for _ in range(n)]
@@ -270,7 +270,7 @@ class ScorpionVectorEnv(VectorEnv):
             self._draw_deals(np.array([i for i, s in enumerate(seeds) if s is None], np.int64))
         everyone = np.ones(n, np.bool_)
         batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
-                    self.masks, self._kind, self._obs)  # fmt: skip
+                    self.masks, self._kind, self._obs_target(partial=False))  # fmt: skip
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
@@ -294,8 +294,8 @@ class ScorpionVectorEnv(VectorEnv):
         self._draw_deals(np.flatnonzero(self._autoreset))
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
-                   self._kind, self._obs, self._codes, self._rewards, self._terminated,
-                   self._truncated)  # fmt: skip
+                   self._kind, self._obs_target(partial=False), self._codes, self._rewards,
+                   self._terminated, self._truncated)  # fmt: skip
         infos = self._infos()
         observations = self._observations()
         if self._same_step and self._autoreset.any():
@@ -303,7 +303,7 @@ class ScorpionVectorEnv(VectorEnv):
             final_obs, final_info = observations, infos
             self._draw_deals(np.flatnonzero(ended))
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
-                        self.masks, self._kind, self._obs)  # fmt: skip
+                        self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
             self.steps[ended] = 0
             self._autoreset[:] = False
             observations = self._observations()
@@ -352,10 +352,27 @@ class ScorpionVectorEnv(VectorEnv):
         self.deals[envs] = self._ahead[envs, self._drawn[envs]]
         self._drawn[envs] += 1
 
+    def _obs_target(self, partial: bool) -> np.ndarray:
+        """The array for the next kernel to encode into; it becomes the current observations.
+
+        Returned observations are never written again (Gymnasium's copy semantics), and copying
+        them out of one fixed array cost a pass over every observation per step.  Instead each
+        kernel encodes into a pooled array that nothing outside refers to, which is returned as
+        it is.  With ``partial`` the kernel encodes only some games, so the array starts as a
+        copy of the current observations.  Custom encoders encode outside the kernels.
+        """
+        if self._kind < 0:
+            return self._obs
+        out = self._obs_pool.take()
+        if partial:
+            np.copyto(out, self._obs)
+        self._obs = out
+        return out
+
     def _encoded(self) -> np.ndarray:
         """The current observations (custom encoders are called game by game)."""
         if self._kind >= 0:
-            return self._obs_pool.copy_of(self._obs)
+            return self._obs
         return np.stack(
             [
                 self.encoder.encode(

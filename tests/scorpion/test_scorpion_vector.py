@@ -121,18 +121,27 @@ def test_explain_uses_the_rules_messages():
     assert env.explain(0, int(np.flatnonzero(env.action_masks()[0])[0])) is None
 
 
-def test_returned_arrays_are_never_overwritten_while_held():
-    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=4)
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_returned_arrays_are_never_overwritten_while_held(mode):
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=4, max_moves=3, autoreset_mode=mode)
     obs, _ = env.reset(seed=3)
     masks = env.action_masks()
     held = [obs, obs[1:], masks]
-    snapshots = [a.copy() for a in held]
     rng = np.random.default_rng(0)
-    for _ in range(8):
+    snapshots, finals = None, 0
+    for step in range(12):
+        if step == 6:
+            snapshots = [a.copy() for a in held]
         m = env.action_masks()
-        obs, *_ = env.step(
+        obs, _, _, _, info = env.step(
             np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in m])
         )
+        if step < 6:
+            held += [obs, m]
+            if "final_obs" in info:
+                held.append(info["final_obs"])
+                finals += 1
+    assert (finals > 0) == (mode == "same_step")
     for array, snapshot in zip(held, snapshots, strict=True):
         np.testing.assert_array_equal(array, snapshot)
 
