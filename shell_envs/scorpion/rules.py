@@ -394,13 +394,9 @@ def apply_action(tab, lens, fd, reserve, meta, hist, action):
 
 
 @jit_inline
-def _top_owner(tab, lens, card):
-    """The column whose top card is ``card`` (known to be some column's top)."""
-    for c in range(N_COLUMNS):
-        n = int(lens[c])
-        if n > 0 and tab[c, n - 1] == card:
-            return c
-    return -1
+def _owner(col1, col2, col4, top):
+    """The column whose top card is ``top``: bit ``top`` of each bit set is a bit of its number."""
+    return ((col1 >> top) & 1) | (((col2 >> top) & 1) << 1) | (((col4 >> top) & 1) << 2)
 
 
 @jit_inline
@@ -427,18 +423,24 @@ def _generate(tab, lens, fd, meta, sink, listing):
     set over the 52 cards, every card that could move at all (a king while a column is empty,
     else a card one rank below a column's top: of its suit, or of any suit under the Relaxed
     rule); each face-up card then needs a single bit test, and only those few look further.
+    The column of each top card is kept in bit sets too, so that look is a few bit operations.
     """
     if meta[M_REMOVED] == 4:
         return 0
     tops = 0  # bit t: card t is the top card of a column
     top_ranks = 0  # bit r: a column's top card has rank r (0 = ace)
     empty = 0  # bit c: column c is empty
+    col1 = col2 = col4 = 0  # bit t: bit 0, 1, 2 of the column number whose top card is t
     for c in range(N_COLUMNS):
         n = int(lens[c])
         if n > 0:
             top = int(tab[c, n - 1])
-            tops |= 1 << top
+            bit = 1 << top
+            tops |= bit
             top_ranks |= 1 << (top % 13)
+            col1 |= bit if c & 1 else 0
+            col2 |= bit if c & 2 else 0
+            col4 |= bit if c & 4 else 0
         else:
             empty |= 1 << c
     relaxed = meta[M_RELAXED] != 0
@@ -463,11 +465,11 @@ def _generate(tab, lens, fd, meta, sink, listing):
                 for s in range(4):
                     target = s * 13 + card % 13 + 1
                     if (tops >> target) & 1:
-                        o = _top_owner(tab, lens, target)
+                        o = _owner(col1, col2, col4, target)
                         if o != c:
                             k = _emit(sink, listing, k, card * 7 + o)
             else:
-                o = _top_owner(tab, lens, card + 1)
+                o = _owner(col1, col2, col4, card + 1)
                 if o != c:
                     k = _emit(sink, listing, k, card * 7 + o)
     if meta[M_RESERVE_DEALT] == 0:
