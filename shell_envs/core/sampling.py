@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
 from shell_envs.core.jit import jit, jit_inline
 
@@ -73,6 +75,24 @@ def _legal_indices(masks, i, legal):
     return count
 
 
+def _as_bytes(masks):
+    """``masks`` as C-contiguous ``uint8`` (a view of byte masks, else ``masks != 0``)."""
+    rows = np.asarray(masks)
+    if rows.dtype.itemsize != 1:
+        rows = rows != 0
+    return np.ascontiguousarray(rows).view(np.uint8)
+
+
+@overload(_as_bytes)
+def _as_bytes_compiled(masks):
+    """Compiled :func:`_as_bytes`: chosen by the type of ``masks`` when compiling."""
+    dtype = masks.dtype
+    byte = isinstance(dtype, types.Boolean) or getattr(dtype, "bitwidth", 0) == 8
+    if byte and masks.layout == "C":
+        return lambda masks: masks.view(np.uint8)
+    return lambda masks: (masks != 0).view(np.uint8)
+
+
 @jit
 def _sample(masks):
     """:func:`random_legal_actions` over a C-contiguous ``uint8`` view of the masks."""
@@ -80,10 +100,10 @@ def _sample(masks):
     out = np.empty(n, np.int64)
     legal = np.empty(width, np.int64)
     state = np.uint64(np.random.randint(0, 2**62))
-    probing = width > 0
+    sparse_run = 0  # consecutive listed rows found under a quarter legal
     for i in range(n):
         out[i] = -1
-        if probing:
+        if width > 0 and sparse_run < 2:
             for _ in range(_PROBES):
                 state, bits = _splitmix(state)
                 a = _below(bits, width)
@@ -93,27 +113,25 @@ def _sample(masks):
             if out[i] >= 0:
                 continue
         count = _legal_indices(masks, i, legal)
-        probing = 4 * count >= width
+        sparse_run = sparse_run + 1 if 4 * count < width else 0
         if count > 0:
             state, bits = _splitmix(state)
             out[i] = legal[_below(bits, count)]
     return out
 
 
+@jit
 def random_legal_actions(masks: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``masks`` (``int64[N]``, -1 for none).
 
     ``masks`` is ``(N, A)``, nonzero where an action is legal.  Per row, a few uniform draws
     accepted only on a legal index (exactly uniform over the legal ones, and fast while the
     mask is not sparse), else one pass that lists the legal indices, 8 mask bytes at a time,
-    and picks one of them uniformly.  A row that needed that pass and found under a quarter
-    of the actions legal sends the next rows straight to it (draws would mostly miss), until
-    a row is found denser again; every row stays exactly uniform either way.  The draws come
-    from a splitmix64 stream seeded by numba's generator (so :func:`seed_compiled` makes it
-    repeatable); 53-bit uniforms keep any bias below 1e-15.  Serial on purpose: a row costs a
-    few nanoseconds, less than waking worker threads.
+    and picks one of them uniformly.  Once two consecutive rows needed that pass and found
+    under a quarter of the actions legal, the next rows go straight to it (draws would mostly
+    miss) until a row is found denser again; every row stays exactly uniform either way.  The
+    draws come from a splitmix64 stream seeded by numba's generator (so :func:`seed_compiled`
+    makes it repeatable); 53-bit uniforms keep any bias below 1e-15.  Serial on purpose: a
+    row costs a few nanoseconds, less than waking worker threads.
     """
-    rows = np.asarray(masks)
-    if rows.dtype.itemsize != 1:
-        rows = rows != 0
-    return _sample(np.ascontiguousarray(rows).view(np.uint8))
+    return _sample(_as_bytes(masks))
