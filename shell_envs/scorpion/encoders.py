@@ -48,7 +48,7 @@ def encode_tableau(tab, lens, fd, reserve, meta, out):
     out[365] = meta[rules.M_REMOVED]
 
 
-@jit_inline
+@jit
 def encode_cards(tab, lens, fd, reserve, meta, out):
     """Fill ``out`` (217) with the per-card view described by :class:`CardsEncoder`."""
     for card in range(rules.N_CARDS):

@@ -175,7 +175,7 @@ def find_card(tab, lens, card):
     return -1, -1
 
 
-@jit_inline
+@jit
 def check_move(tab, lens, fd, reserve, meta, card, dest):
     """Error code of moving ``card`` (with every card above it) onto column ``dest``; 0 = legal."""
     if card < 0 or card >= N_CARDS or dest < 0 or dest >= N_COLUMNS:
@@ -206,7 +206,7 @@ def check_move(tab, lens, fd, reserve, meta, card, dest):
     return OK
 
 
-@jit_inline
+@jit
 def check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo):
     """Error code of any action (card move, reserve deal, undo); 0 = legal."""
     limit = N_ACTIONS_UNDO if allow_undo else N_ACTIONS
@@ -318,7 +318,7 @@ def move(tab, lens, fd, meta, hist, card, dest):
     return _close_record(rec, meta, points)
 
 
-@jit_inline
+@jit
 def deal_reserve(tab, lens, fd, reserve, meta, hist):
     """Deal the 3 reserve cards face up onto columns 1, 2, 3 (assumed legal); returns the points."""
     rec = _push_history(meta, hist)
@@ -335,7 +335,7 @@ def deal_reserve(tab, lens, fd, reserve, meta, hist):
     return _close_record(rec, meta, points)
 
 
-@jit_inline
+@jit
 def undo(tab, lens, fd, reserve, meta, hist):
     """Take back the last remembered move exactly; returns the points it had earned (-1: none)."""
     if meta[M_HIST_COUNT] == 0:

@@ -21,7 +21,7 @@ from gymnasium.vector.utils import batch_space
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit_inline, jit_parallel, prange
+from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.core.views import row
 from shell_envs.scorpion import rules as engine
@@ -50,7 +50,7 @@ def _encode(kind, tab, lens, fd, reserve, meta, out):
         encode_cards(tab, lens, fd, reserve, meta, out)
 
 
-@jit_inline
+@jit
 def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo):
     """Start game ``number`` in one game's arrays and fill its mask; returns the legal count."""
     cards = np.empty(engine.N_CARDS, np.int8)
