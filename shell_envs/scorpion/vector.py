@@ -92,8 +92,9 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
 
     A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
     ignored).  Fills ``codes``, ``rewards``, ``terminated``, ``truncated``; on return
-    ``autoreset`` flags the games that ended this step.  The rule functions of a step are
-    inlined into this loop, so a game step calls no other compiled function.
+    ``autoreset`` flags the games that ended this step.  The rule functions of an ordinary
+    step (a card move, the new mask, the encoding) are inlined into this loop; rare ones (the
+    reserve deal, undo, checks of illegal actions, new deals) are calls.
     """
     n_actions = masks.shape[1]
     for i in prange(tab.shape[0]):
