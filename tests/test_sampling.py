@@ -24,3 +24,50 @@ def test_samples_only_legal_actions_uniformly():
 
 def test_no_legal_action_gives_minus_one():
     assert list(random_legal_actions(np.zeros((3, 7), np.int8))) == [-1, -1, -1]
+
+
+def test_sparse_wide_rows_are_uniform_over_their_legal_actions():
+    seed_compiled(2)
+    masks = np.zeros((40000, 365), np.bool_)
+    legal = [3, 8, 63, 64, 200, 360, 364]  # inside and across 8-byte words, and in the tail
+    masks[:, legal] = True
+    picks = random_legal_actions(masks)
+    assert set(np.unique(picks)) == set(legal)
+    assert chisquare(np.bincount(picks, minlength=365)[legal]).pvalue > 1e-4
+
+
+def test_rows_switching_between_sparse_and_dense_stay_uniform():
+    seed_compiled(3)
+    masks = np.zeros((60000, 40), np.int8)
+    masks[0::3, 5] = 1  # one legal action: the next rows skip the draws
+    masks[1::3, :] = 1  # all legal: this row goes back to the draws
+    masks[2::3, [0, 39]] = 1
+    picks = random_legal_actions(masks)
+    assert np.all(picks[0::3] == 5)
+    assert chisquare(np.bincount(picks[1::3], minlength=40)).pvalue > 1e-4
+    assert chisquare(np.bincount(picks[2::3], minlength=40)[[0, 39]]).pvalue > 1e-4
+
+
+def test_any_nonzero_entry_is_legal_whatever_the_dtype_or_layout():
+    seed_compiled(4)
+    base = np.zeros((500, 20), np.float64)
+    base[:, 7] = 0.5
+    base[:, 19] = 256
+    for masks in (base, base.astype(np.int64), np.asfortranarray(base), base[:, ::-1]):
+        expected = set(np.flatnonzero(masks[0]))
+        assert set(np.unique(random_legal_actions(masks))) == expected
+
+
+def test_seeded_sampling_repeats_exactly():
+    masks = np.random.default_rng(0).random((300, 365)) < 0.02
+    seed_compiled(9)
+    first = random_legal_actions(masks)
+    seed_compiled(9)
+    np.testing.assert_array_equal(random_legal_actions(masks), first)
+
+
+def test_rows_without_actions_give_minus_one():
+    assert random_legal_actions(np.zeros((2, 0), np.bool_)).tolist() == [-1, -1]
+    masks = np.zeros((3, 365), np.bool_)
+    masks[1, 100] = True
+    assert random_legal_actions(masks).tolist() == [-1, 100, -1]

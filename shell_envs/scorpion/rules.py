@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.core.jit import jit
+from shell_envs.core.jit import jit, jit_inline
 
 N_COLUMNS = 7
 N_CARDS = 52
@@ -79,6 +79,8 @@ E_NOTHING_TO_UNDO = 11
 E_UNDO_LIMIT = 12
 
 _MASK32 = 0xFFFFFFFF
+_ACES = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)  # bit sets over card indices
+_KINGS = _ACES << 12
 
 
 def new_arrays() -> tuple[np.ndarray, ...]:
@@ -163,7 +165,7 @@ def deal(tab, lens, fd, reserve, meta, hist, cards, relaxed):
         reserve[i] = cards[49 + i]
 
 
-@jit
+@jit_inline
 def find_card(tab, lens, card):
     """``(column, depth)`` of a card on the table, or ``(-1, -1)``."""
     for c in range(N_COLUMNS):
@@ -221,7 +223,7 @@ def check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo):
     return check_move(tab, lens, fd, reserve, meta, action // 7, action % 7)
 
 
-@jit
+@jit_inline
 def _push_history(meta, hist):
     """Claim the next history record (overwriting the oldest beyond 100) and clear it."""
     head = int(meta[M_HIST_HEAD])
@@ -233,7 +235,7 @@ def _push_history(meta, hist):
     return rec
 
 
-@jit
+@jit_inline
 def _close_record(rec, meta, points):
     """Finish a move: remember its points for undo, add them to the score, count the move."""
     rec[H_POINTS] = points
@@ -242,7 +244,7 @@ def _close_record(rec, meta, points):
     return points
 
 
-@jit
+@jit_inline
 def flip(tab, lens, fd, col):
     """Turn a face-down card left on top of ``col`` face up; returns the points (5 or 0)."""
     n = int(lens[col])
@@ -252,7 +254,7 @@ def flip(tab, lens, fd, col):
     return 0
 
 
-@jit
+@jit_inline
 def is_complete_sequence(tab, lens, fd, col):
     """Whether the top 13 cards of ``col`` are one suit, king (lowest) to ace (top), face up."""
     n = int(lens[col])
@@ -267,7 +269,7 @@ def is_complete_sequence(tab, lens, fd, col):
     return True
 
 
-@jit
+@jit_inline
 def remove_sequence(tab, lens, fd, meta, col, rec):
     """Remove complete sequences from the top of ``col`` (re-checking, flipping); returns points."""
     points = 0
@@ -288,7 +290,7 @@ def remove_sequence(tab, lens, fd, meta, col, rec):
     return points
 
 
-@jit
+@jit_inline
 def move(tab, lens, fd, meta, hist, card, dest):
     """Move ``card`` and every card above it onto ``dest`` (assumed legal); returns the points."""
     src, start = find_card(tab, lens, card)
@@ -381,7 +383,7 @@ def undo(tab, lens, fd, reserve, meta, hist):
     return points
 
 
-@jit
+@jit_inline
 def apply_action(tab, lens, fd, reserve, meta, hist, action):
     """Play a legal action; returns the score change (negative for an undo)."""
     if action == UNDO_ACTION:
@@ -391,82 +393,108 @@ def apply_action(tab, lens, fd, reserve, meta, hist, action):
     return move(tab, lens, fd, meta, hist, action // 7, action % 7)
 
 
-@jit
-def _generate(tab, lens, fd, meta, out, mask):
+@jit_inline
+def _owner(col1, col2, col4, top):
+    """The column whose top card is ``top``: bit ``top`` of each bit set is a bit of its number."""
+    return ((col1 >> top) & 1) | (((col2 >> top) & 1) << 1) | (((col4 >> top) & 1) << 2)
+
+
+@jit_inline
+def _emit(sink, listing, k, action):
+    """Record legal ``action`` as move ``k``: listed in ``sink[k]``, or set in the mask ``sink``."""
+    if listing:
+        sink[k] = action
+    else:
+        sink[action] = True
+    return k + 1
+
+
+@jit_inline
+def _generate(tab, lens, fd, meta, sink, listing):
     """Enumerate the legal card moves and reserve deal (not undo); returns how many.
 
-    Each one goes to ``out`` (when it has room) or is set in the bool ``mask`` otherwise, so the
-    list and the mask come from one piece of move generation.
+    With ``listing`` each one is written to ``sink[k]`` (``int64``, room for 365); otherwise it
+    is set in the bool mask ``sink``, so the list and the mask come from one piece of move
+    generation.  Moves are listed by source card (column by column, bottom to top), then by
+    destination (empty columns left to right for a king, destination suits in suit order under
+    the Relaxed rule), then the reserve deal.
+
+    It runs once per step of every game, so it allocates nothing and first gathers, as a bit
+    set over the 52 cards, every card that could move at all (a king while a column is empty,
+    else a card one rank below a column's top: of its suit, or of any suit under the Relaxed
+    rule); each face-up card then needs a single bit test, and only those few look further.
+    The column of each top card is kept in bit sets too, so that look is a few bit operations.
     """
     if meta[M_REMOVED] == 4:
         return 0
-    listing = out.shape[0] > 0
-    k = 0
-    work = np.full(N_CARDS + N_COLUMNS, -1, np.int8)  # owner column of each top card, then empties
-    n_empty = 0
+    tops = 0  # bit t: card t is the top card of a column
+    top_ranks = 0  # bit r: a column's top card has rank r (0 = ace)
+    empty = 0  # bit c: column c is empty
+    col1 = col2 = col4 = 0  # bit t: bit 0, 1, 2 of the column number whose top card is t
     for c in range(N_COLUMNS):
         n = int(lens[c])
         if n > 0:
-            work[tab[c, n - 1]] = c
+            top = int(tab[c, n - 1])
+            bit = 1 << top
+            tops |= bit
+            top_ranks |= 1 << (top % 13)
+            col1 |= bit if c & 1 else 0
+            col2 |= bit if c & 2 else 0
+            col4 |= bit if c & 4 else 0
         else:
-            work[N_CARDS + n_empty] = c
-            n_empty += 1
+            empty |= 1 << c
     relaxed = meta[M_RELAXED] != 0
+    if relaxed:
+        below = top_ranks >> 1  # ranks one below a top's rank
+        movable = below | (below << 13) | (below << 26) | (below << 39)
+    else:
+        movable = (tops & ~_ACES) >> 1
+    if empty:
+        movable |= _KINGS
+    k = 0
     for c in range(N_COLUMNS):
         for d in range(int(fd[c]), int(lens[c])):
             card = int(tab[c, d])
-            rank = card % 13
-            if rank == 12:
-                for e in range(n_empty):
-                    a = card * 7 + int(work[N_CARDS + e])
-                    if listing:
-                        out[k] = a
-                    else:
-                        mask[a] = True
-                    k += 1
+            if not (movable >> card) & 1:
+                continue
+            if (_KINGS >> card) & 1:
+                for e in range(N_COLUMNS):
+                    if (empty >> e) & 1:
+                        k = _emit(sink, listing, k, card * 7 + e)
             elif relaxed:
                 for s in range(4):
-                    o = int(work[s * 13 + rank + 1])
-                    if o >= 0 and o != c:
-                        if listing:
-                            out[k] = card * 7 + o
-                        else:
-                            mask[card * 7 + o] = True
-                        k += 1
+                    target = s * 13 + card % 13 + 1
+                    if (tops >> target) & 1:
+                        o = _owner(col1, col2, col4, target)
+                        if o != c:
+                            k = _emit(sink, listing, k, card * 7 + o)
             else:
-                o = int(work[card + 1])
-                if o >= 0 and o != c:
-                    if listing:
-                        out[k] = card * 7 + o
-                    else:
-                        mask[card * 7 + o] = True
-                    k += 1
+                o = _owner(col1, col2, col4, card + 1)
+                if o != c:
+                    k = _emit(sink, listing, k, card * 7 + o)
     if meta[M_RESERVE_DEALT] == 0:
-        if listing:
-            out[k] = RESERVE_ACTION
-        else:
-            mask[RESERVE_ACTION] = True
-        k += 1
+        k = _emit(sink, listing, k, RESERVE_ACTION)
     return k
 
 
 @jit
 def legal_moves(tab, lens, fd, reserve, meta, out):
     """Write the legal card moves and reserve deal (not undo) into ``out``; returns how many."""
-    return _generate(tab, lens, fd, meta, out, np.zeros(0, np.bool_))
+    return _generate(tab, lens, fd, meta, out, True)
 
 
-@jit
+@jit_inline
 def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
     """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal moves."""
-    mask[:] = False
-    k = _generate(tab, lens, fd, meta, np.zeros(0, np.int64), mask)
+    for a in range(mask.shape[0]):
+        mask[a] = False
+    k = _generate(tab, lens, fd, meta, mask, False)
     if allow_undo:
         mask[UNDO_ACTION] = meta[M_HIST_COUNT] > 0
     return k
 
 
-@jit
+@jit_inline
 def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
     """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``.
 

@@ -21,8 +21,9 @@ from gymnasium.vector.utils import batch_space
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit, jit_parallel, prange
+from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.views import row
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import (
     ENCODERS,
@@ -37,9 +38,10 @@ from shell_envs.scorpion.state import ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 TABLEAU, CARDS = 0, 1
+DRAW_AHEAD = 32  # deal numbers drawn at once from each env's generator
 
 
-@jit
+@jit_inline
 def _encode(kind, tab, lens, fd, reserve, meta, out):
     """Encode one game with the built-in encoder ``kind``."""
     if kind == TABLEAU:
@@ -57,16 +59,29 @@ def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allo
     return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
 
 
+@jit_inline
+def _game(tab, lens, fd, reserve, meta, hist, i):
+    """Game ``i``'s rows of the batched state arrays, as uncounted views.
+
+    Counted views (``tab[i]``) would make every game step bump one reference counter shared by
+    all games, atomically, from both cores; see :mod:`shell_envs.core.views`.
+    """
+    return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
+
+
 @jit_parallel
 def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, allow_undo, masks,
                 kind, obs):  # fmt: skip
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(tab.shape[0]):
         if which[i]:
-            _deal_number(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], numbers[i],
-                         relaxed, masks[i], allow_undo)  # fmt: skip
+            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
+                tab, lens, fd, reserve, meta, hist, i
+            )
+            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed,
+                         row(masks, i), allow_undo)  # fmt: skip
             if kind >= 0:
-                _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
 
 
 @jit_parallel
@@ -77,7 +92,9 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
 
     A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
     ignored).  Fills ``codes``, ``rewards``, ``terminated``, ``truncated``; on return
-    ``autoreset`` flags the games that ended this step.
+    ``autoreset`` flags the games that ended this step.  The rule functions of an ordinary
+    step (a card move, the new mask, the encoding) are inlined into this loop; rare ones (the
+    reserve deal, undo, checks of illegal actions, new deals) are calls.
     """
     n_actions = masks.shape[1]
     for i in prange(tab.shape[0]):
@@ -85,23 +102,25 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         truncated[i] = False
         codes[i] = engine.OK
         rewards[i] = 0.0
+        g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
+        mask = row(masks, i)
         if autoreset[i]:
-            _deal_number(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], numbers[i],
-                         relaxed, masks[i], allow_undo)  # fmt: skip
+            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed, mask,
+                         allow_undo)  # fmt: skip
             steps[i] = 0
             autoreset[i] = False
             if kind >= 0:
-                _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
             continue
         a = actions[i]
         if 0 <= a < n_actions:
-            code, points, n_legal = engine.step(tab[i], lens[i], fd[i], reserve[i], meta[i],
-                                                hist[i], a, allow_undo, masks[i])  # fmt: skip
+            code, points, n_legal = engine.step(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
+                                                allow_undo, mask)  # fmt: skip
         else:
             code, points = engine.E_OUT_OF_RANGE, 0
             n_legal = 0
             for j in range(engine.N_ACTIONS):
-                if masks[i, j]:
+                if mask[j]:
                     n_legal += 1
         codes[i] = code
         steps[i] += 1
@@ -114,7 +133,7 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
         autoreset[i] = terminated[i] or truncated[i]
         if kind >= 0:
-            _encode(kind, tab[i], lens[i], fd[i], reserve[i], meta[i], obs[i])
+            _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
 
 
 @jit_parallel
@@ -125,8 +144,11 @@ def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, c
         if skip[i]:
             codes[i] = engine.OK
         elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-            codes[i] = engine.check_action(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i],
-                                           a, allow_undo)  # fmt: skip
+            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
+                tab, lens, fd, reserve, meta, hist, i
+            )
+            codes[i] = engine.check_action(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
+                                           allow_undo)  # fmt: skip
         else:
             codes[i] = engine.E_OUT_OF_RANGE
 
@@ -199,10 +221,13 @@ class ScorpionVectorEnv(VectorEnv):
         self._terminated = np.zeros(n, np.bool_)
         self._truncated = np.zeros(n, np.bool_)
         self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
-        # returned copies come from pools: no fresh megabytes (page faults) every step
+        # returned arrays come from pools: no fresh megabytes (page faults) every step
         self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
         self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
         self._rngs = [seeding.np_random(None)[0] for _ in range(n)]
+        # each env's next deal numbers, drawn ahead; _drawn[i] of env i's are used
+        self._ahead = np.zeros((n, DRAW_AHEAD), np.int64)
+        self._drawn = np.full(n, DRAW_AHEAD, np.int64)
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -237,13 +262,16 @@ class ScorpionVectorEnv(VectorEnv):
         for i, s in enumerate(seeds):
             if s is not None:
                 self._rngs[i] = seeding.np_random(s)[0]
+                self._drawn[i] = DRAW_AHEAD
             if numbers is not None:
                 self.deals[i] = int(numbers[i])
-            else:
-                self.deals[i] = s if s is not None else self._draw(i)
+            elif s is not None:
+                self.deals[i] = s
+        if numbers is None:
+            self._draw_deals(np.array([i for i, s in enumerate(seeds) if s is None], np.int64))
         everyone = np.ones(n, np.bool_)
         batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
-                    self.masks, self._kind, self._obs)  # fmt: skip
+                    self.masks, self._kind, self._obs_target(partial=False))  # fmt: skip
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
@@ -264,21 +292,19 @@ class ScorpionVectorEnv(VectorEnv):
             if bad.size:
                 i = int(bad[0])
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
-        for i in np.flatnonzero(self._autoreset):
-            self.deals[i] = self._draw(i)
+        self._draw_deals(np.flatnonzero(self._autoreset))
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
-                   self._kind, self._obs, self._codes, self._rewards, self._terminated,
-                   self._truncated)  # fmt: skip
+                   self._kind, self._obs_target(partial=False), self._codes, self._rewards,
+                   self._terminated, self._truncated)  # fmt: skip
         infos = self._infos()
         observations = self._observations()
         if self._same_step and self._autoreset.any():
             ended = self._autoreset.copy()
             final_obs, final_info = observations, infos
-            for i in np.flatnonzero(ended):
-                self.deals[i] = self._draw(i)
+            self._draw_deals(np.flatnonzero(ended))
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
-                        self.masks, self._kind, self._obs)  # fmt: skip
+                        self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
             self.steps[ended] = 0
             self._autoreset[:] = False
             observations = self._observations()
@@ -313,14 +339,41 @@ class ScorpionVectorEnv(VectorEnv):
         top = int(self.tab[index, dest, n - 1]) if n else None
         return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
 
-    def _draw(self, i: int) -> int:
-        """The next deal number of env ``i``, from its own generator (as the single env does)."""
-        return int(self._rngs[i].integers(0, 2**62))
+    def _draw_deals(self, envs: np.ndarray) -> None:
+        """Set ``deals[i]`` to the next deal number of each env ``i`` in ``envs``.
+
+        Each env draws from its own generator, as the single env does.  Drawing one number per
+        call cost microseconds per reset; ``integers(0, 2**62, size=k)`` gives the same numbers
+        as ``k`` single draws (tested), so each env draws :data:`DRAW_AHEAD` at a time.
+        """
+        refill = envs[self._drawn[envs] == DRAW_AHEAD]
+        for i in refill:
+            self._ahead[i] = self._rngs[i].integers(0, 2**62, size=DRAW_AHEAD)
+        self._drawn[refill] = 0
+        self.deals[envs] = self._ahead[envs, self._drawn[envs]]
+        self._drawn[envs] += 1
+
+    def _obs_target(self, partial: bool) -> np.ndarray:
+        """The array for the next kernel to encode into; it becomes the current observations.
+
+        Returned observations are never written again (Gymnasium's copy semantics), and copying
+        them out of one fixed array cost a pass over every observation per step.  Instead each
+        kernel encodes into a pooled array that nothing outside refers to, which is returned as
+        it is.  With ``partial`` the kernel encodes only some games, so the array starts as a
+        copy of the current observations.  Custom encoders encode outside the kernels.
+        """
+        if self._kind < 0:
+            return self._obs
+        out = self._obs_pool.take()
+        if partial:
+            np.copyto(out, self._obs)
+        self._obs = out
+        return out
 
     def _encoded(self) -> np.ndarray:
         """The current observations (custom encoders are called game by game)."""
         if self._kind >= 0:
-            return self._obs_pool.copy_of(self._obs)
+            return self._obs
         return np.stack(
             [
                 self.encoder.encode(

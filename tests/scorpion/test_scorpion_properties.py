@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shell_envs.scorpion import ScorpionState, rules
+from shell_envs.scorpion.encoders import encode_tableau
 from tests.scorpion.helpers import Reference, make, run_position
 
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -103,3 +104,60 @@ def test_compiled_random_playout_keeps_every_card(seed, relaxed):
     removed = [s * 13 + r for s in state.slots for r in range(13)]
     assert sorted(on_table + removed) == list(range(52))
     assert all(state.fd[c] < state.lens[c] or state.lens[c] == 0 for c in range(7))
+
+
+def listing_key(state: ScorpionState, action: int) -> tuple[int, ...]:
+    """Where ``legal_moves`` lists an action: by source card, then destination, reserve last."""
+    if action == rules.RESERVE_ACTION:
+        return (7,)
+    card, dest = divmod(action, 7)
+    col, depth = rules.find_card(*state.arrays[:2], card)
+    n = int(state.lens[dest])
+    to = int(state.tab[dest, n - 1]) // 13 if n else dest  # suit of the top, or empty column
+    return (col, depth, to)
+
+
+@SETTINGS
+@given(seed=seeds, relaxed=st.booleans())
+def test_legal_moves_lists_the_accepted_actions_in_source_card_order(seed, relaxed):
+    rng = np.random.default_rng(seed)
+    state = ScorpionState.from_number(seed, relaxed=relaxed)
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+    for _ in range(80):
+        k = rules.legal_moves(*state.arrays[:5], moves)
+        accepted = [
+            a
+            for a in range(rules.N_ACTIONS)
+            if rules.check_action(*state.arrays, a, False) == rules.OK
+        ]
+        assert moves[:k].tolist() == sorted(accepted, key=lambda a: listing_key(state, a))
+        if k == 0:
+            break
+        rules.apply_action(*state.arrays, int(moves[rng.integers(k)]))
+
+
+def reference_tableau(state: ScorpionState) -> np.ndarray:
+    """The tableau encoding, written out plainly from its documentation."""
+    out = np.zeros(366, np.int8)
+    for col in range(7):
+        for depth, card in enumerate(state.column(col)):
+            out[col * 52 + depth] = 53 if depth < state.fd[col] else card + 1
+    out[364] = 0 if state.reserve_dealt else 3
+    out[365] = state.removed
+    return out
+
+
+@SETTINGS
+@given(seed=seeds, relaxed=st.booleans())
+def test_tableau_encoding_matches_its_documentation(seed, relaxed):
+    rng = np.random.default_rng(seed)
+    state = ScorpionState.from_number(seed, relaxed=relaxed)
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+    out = np.full(366, -7, np.int8)
+    for _ in range(80):
+        encode_tableau(*state.arrays[:5], out)
+        np.testing.assert_array_equal(out, reference_tableau(state))
+        k = rules.legal_moves(*state.arrays[:5], moves)
+        if k == 0:
+            break
+        rules.apply_action(*state.arrays, int(moves[rng.integers(k)]))

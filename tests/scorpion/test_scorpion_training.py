@@ -29,9 +29,20 @@ for _ in range(60):
         break
 state = ScorpionState()
 games = rules.random_playout(*state.arrays, 5, 300, 100, True)
+from shell_envs.core.sampling import random_legal_actions
+vec = gym.make_vec("shell_envs/Scorpion-v0", num_envs=3)
+vec_obs, _ = vec.reset(seed=5)
+vec_rewards, sampled_legal = [], True
+for _ in range(40):
+    masks = vec.action_masks()
+    sampled = random_legal_actions(masks)
+    sampled_legal &= all(m[a] if a >= 0 else not m.any() for m, a in zip(masks, sampled))
+    vec_obs, r, *_ = vec.step(masks.argmax(axis=1))
+    vec_rewards += r.tolist()
 print(json.dumps({"pos": env.unwrapped.position(), "obs": obs.tolist(), "rewards": rewards,
                   "games": int(games), "playout": state.position(),
-                  "jit": type(rules.move).__name__}))
+                  "vec_obs": vec_obs.tolist(), "vec_rewards": vec_rewards,
+                  "sampled_legal": sampled_legal, "jit": type(rules.move).__name__}))
 """
 
 
@@ -94,4 +105,5 @@ def test_engine_runs_as_plain_python_with_numba_disabled():
     plain, compiled = run(True), run(False)
     assert plain.pop("jit") == "function" and compiled.pop("jit") == "CPUDispatcher"
     assert plain == compiled
+    assert plain["sampled_legal"]
     assert np.sum(plain["rewards"]) == plain["pos"]["score"]

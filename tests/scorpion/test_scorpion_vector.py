@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 import shell_envs  # noqa: F401  (registers the ids)
 from shell_envs.core.errors import IllegalMove
-from shell_envs.scorpion.vector import ScorpionVectorEnv
+from shell_envs.scorpion.vector import DRAW_AHEAD, ScorpionVectorEnv
 
 
 def lockstep(n: int, steps: int, seed: int, illegal_every: int = 0, **kwargs):
@@ -121,17 +121,48 @@ def test_explain_uses_the_rules_messages():
     assert env.explain(0, int(np.flatnonzero(env.action_masks()[0])[0])) is None
 
 
-def test_returned_arrays_are_never_overwritten_while_held():
-    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=4)
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_returned_arrays_are_never_overwritten_while_held(mode):
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=4, max_moves=3, autoreset_mode=mode)
     obs, _ = env.reset(seed=3)
     masks = env.action_masks()
     held = [obs, obs[1:], masks]
-    snapshots = [a.copy() for a in held]
     rng = np.random.default_rng(0)
-    for _ in range(8):
+    snapshots, finals = None, 0
+    for step in range(12):
+        if step == 6:
+            snapshots = [a.copy() for a in held]
         m = env.action_masks()
-        obs, *_ = env.step(
+        obs, _, _, _, info = env.step(
             np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in m])
         )
+        if step < 6:
+            held += [obs, m]
+            if "final_obs" in info:
+                held.append(info["final_obs"])
+                finals += 1
+    assert (finals > 0) == (mode == "same_step")
     for array, snapshot in zip(held, snapshots, strict=True):
         np.testing.assert_array_equal(array, snapshot)
+
+
+def test_many_autoresets_deal_what_single_envs_deal():
+    # short games: every env resets far more often than it draws deal numbers at once
+    assert lockstep(3, 4 * DRAW_AHEAD, seed=11, max_moves=2) > 3 * DRAW_AHEAD
+
+
+def test_deal_numbers_drawn_ahead_equal_single_draws():
+    bulk = np.random.default_rng(7).integers(0, 2**62, size=DRAW_AHEAD)
+    one_by_one = np.random.default_rng(7)
+    assert bulk.tolist() == [int(one_by_one.integers(0, 2**62)) for _ in range(DRAW_AHEAD)]
+
+
+def test_reseeding_restarts_each_envs_deals():
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, max_moves=1)
+    runs = []
+    for _ in range(2):  # the second reset comes with deal numbers drawn ahead but unused
+        env.reset(seed=4)
+        infos = [env.step(np.zeros(2, np.int64))[4] for _ in range(3 * DRAW_AHEAD)]
+        runs.append([info["deal"].tolist() for info in infos])
+    assert runs[0] == runs[1]
+    assert len({d for step in runs[0] for d in step}) > DRAW_AHEAD
