@@ -376,9 +376,7 @@ class ScorpionVectorEnv(VectorEnv):
             return self._obs
         return np.stack(
             [
-                self.encoder.encode(
-                    ScorpionState(*(x[i].copy() for x in self.arrays), relaxed=self._relaxed)
-                )
+                self.encoder.encode(ScorpionState(tuple(x[i].copy() for x in self.arrays)))
                 for i in range(self.num_envs)
             ]
         )

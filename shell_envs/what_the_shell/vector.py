@@ -18,6 +18,7 @@ from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.views import row
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import (
     ENCODERS,
@@ -90,9 +91,9 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
             info[i, :] = 0
             autoreset[i] = False
         else:
-            if not rules.is_legal(board[i], black[i]):
+            if not rules.is_legal(row(board, i), black[i]):
                 illegal |= BLACK_ILLEGAL
-            if not rules.is_legal(board[i], white[i]):
+            if not rules.is_legal(row(board, i), white[i]):
                 illegal |= WHITE_ILLEGAL
             if illegal:
                 info[i, :] = 0
@@ -101,7 +102,13 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
                 terminated = True
             else:
                 outcome = rules.step(
-                    board[i], eggs[i], meta[i], black[i], white[i], info[i], work[i]
+                    row(board, i),
+                    row(eggs, i),
+                    row(meta, i),
+                    black[i],
+                    white[i],
+                    row(info, i),
+                    row(work, i),
                 )
                 if outcome == rules.BLACK_WINS:
                     reward_b = 1.0
@@ -123,7 +130,8 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
         report[rules.INFO_SIZE, i] = meta[i, rules.ROUNDS]
         report[rules.INFO_SIZE + 1, i] = meta[i, rules.SUDDEN_DEATH]
         report[rules.INFO_SIZE + 2, i] = illegal
-        _observe(kind, board[i], eggs[i], meta[i], obs_b[i], obs_w[i], masks[0, i], masks[1, i])
+        _observe(kind, row(board, i), row(eggs, i), row(meta, i), row(obs_b, i), row(obs_w, i),
+                 row(row(masks, 0), i), row(row(masks, 1), i))  # fmt: skip
 
 
 class WhatTheShellVectorEnv:

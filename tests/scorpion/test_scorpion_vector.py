@@ -72,6 +72,19 @@ def test_batch_matches_single_with_illegal_actions_undo_and_win_reward():
     lockstep(4, 60, seed=9, illegal_every=4, allow_undo=True, reward="win", max_moves=25)
 
 
+class ScoreAndHidden:
+    """A user's encoder (not compiled): score, removed sequences and face-down counts."""
+
+    space = gym.spaces.Box(-10_000, 10_000, (9,), np.int32)
+
+    def encode(self, state):
+        return np.array([state.score, state.removed, *state.arrays[2]], np.int32)
+
+
+def test_batch_matches_single_with_a_custom_encoder():
+    lockstep(3, 40, seed=11, obs_encoder=ScoreAndHidden(), max_moves=20)
+
+
 def test_make_vec_uses_the_native_batched_env():
     env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=3)
     assert isinstance(env.unwrapped, ScorpionVectorEnv)
