@@ -335,6 +335,31 @@ def on_line_of_five(board, cell):
     return found
 
 
+@jit_inline
+def _with_cell(low, high, cell):
+    """The 81-bit cell set ``(low, high)`` (cells 0-63, 64-80) with ``cell`` added."""
+    if cell < 64:
+        return low | (np.uint64(1) << np.uint64(cell)), high
+    return low, high | (np.uint64(1) << np.uint64(cell - 64))
+
+
+@jit_inline
+def _count_by_colour(board, low, high):
+    """``(black, white)``: how many turtles of each colour the cell set ``(low, high)`` holds
+    (a set of turtles, so each cell counts once however many lines it lies on)."""
+    nb = 0
+    nw = 0
+    if low | high:
+        for cell in range(CELLS):
+            word = low if cell < 64 else high
+            if (word >> np.uint64(cell % 64)) & np.uint64(1):
+                if board[cell] == BLACK:
+                    nb += 1
+                else:
+                    nw += 1
+    return nb, nw
+
+
 @jit
 def winning_counts(board):
     """``(black, white)`` winning-turtle counts: turtles on a line of five or more, each once."""
@@ -346,15 +371,12 @@ def winning_counts(board):
             break
     if not any_line:
         return 0, 0
-    nb = 0
-    nw = 0
+    low = np.uint64(0)
+    high = np.uint64(0)
     for cell in range(CELLS):
         if board[cell] != EMPTY and board[cell] != EGG and on_line_of_five(board, cell):
-            if board[cell] == BLACK:
-                nb += 1
-            else:
-                nw += 1
-    return nb, nw
+            low, high = _with_cell(low, high, cell)
+    return _count_by_colour(board, low, high)
 
 
 @jit_inline
@@ -399,8 +421,8 @@ def arrival_counts(board, new_cells, n_new):
     ``n_new`` cells where turtles arrived this round (see :func:`check_end`).
 
     Equal to :func:`winning_counts` then, and cheap: most rounds only the branch-free
-    :func:`on_line_of_five` runs; a found line's turtles are marked in an 81-bit set (two
-    words), so crossing lines count shared turtles once.
+    :func:`on_line_of_five` runs; a found line's turtles go into the same 81-bit set that
+    :func:`winning_counts` counts, so crossing lines count shared turtles once.
     """
     low = np.uint64(0)
     high = np.uint64(0)
@@ -415,22 +437,8 @@ def arrival_counts(board, new_cells, n_new):
             if back + forward + 1 < WIN_LENGTH:
                 continue
             for k in range(back + forward + 1):
-                on = first + k * LINE_STEPS[d]
-                if on < 64:
-                    low |= np.uint64(1) << np.uint64(on)
-                else:
-                    high |= np.uint64(1) << np.uint64(on - 64)
-    nb = 0
-    nw = 0
-    if low | high:
-        for cell in range(CELLS):
-            word = low if cell < 64 else high
-            if (word >> np.uint64(cell % 64)) & np.uint64(1):
-                if board[cell] == BLACK:
-                    nb += 1
-                else:
-                    nw += 1
-    return nb, nw
+                low, high = _with_cell(low, high, first + k * LINE_STEPS[d])
+    return _count_by_colour(board, low, high)
 
 
 @jit_inline

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -106,6 +108,20 @@ def test_compiled_random_playout_keeps_every_card(seed, relaxed):
     assert all(state.fd[c] < state.lens[c] or state.lens[c] == 0 for c in range(7))
 
 
+def random_play(seed: int, relaxed: bool, moves: int = 80) -> Iterator[ScorpionState]:
+    """Deal ``seed`` and yield its state before each of up to ``moves`` random legal moves
+    (the same object, played on after each yield), stopping when no move is left."""
+    rng = np.random.default_rng(seed)
+    state = ScorpionState.from_number(seed, relaxed=relaxed)
+    listed = np.empty(rules.N_ACTIONS, np.int64)
+    for _ in range(moves):
+        yield state
+        k = rules.legal_moves(*state.arrays[:5], listed)
+        if k == 0:
+            return
+        rules.apply_action(*state.arrays, int(listed[rng.integers(k)]))
+
+
 def listing_key(state: ScorpionState, action: int) -> tuple[int, ...]:
     """Where ``legal_moves`` lists an action: by source card, then destination, reserve last."""
     if action == rules.RESERVE_ACTION:
@@ -120,10 +136,8 @@ def listing_key(state: ScorpionState, action: int) -> tuple[int, ...]:
 @SETTINGS
 @given(seed=seeds, relaxed=st.booleans())
 def test_legal_moves_lists_the_accepted_actions_in_source_card_order(seed, relaxed):
-    rng = np.random.default_rng(seed)
-    state = ScorpionState.from_number(seed, relaxed=relaxed)
     moves = np.empty(rules.N_ACTIONS, np.int64)
-    for _ in range(80):
+    for state in random_play(seed, relaxed):
         k = rules.legal_moves(*state.arrays[:5], moves)
         accepted = [
             a
@@ -131,9 +145,6 @@ def test_legal_moves_lists_the_accepted_actions_in_source_card_order(seed, relax
             if rules.check_action(*state.arrays, a, False) == rules.OK
         ]
         assert moves[:k].tolist() == sorted(accepted, key=lambda a: listing_key(state, a))
-        if k == 0:
-            break
-        rules.apply_action(*state.arrays, int(moves[rng.integers(k)]))
 
 
 def reference_tableau(state: ScorpionState) -> np.ndarray:
@@ -150,14 +161,7 @@ def reference_tableau(state: ScorpionState) -> np.ndarray:
 @SETTINGS
 @given(seed=seeds, relaxed=st.booleans())
 def test_tableau_encoding_matches_its_documentation(seed, relaxed):
-    rng = np.random.default_rng(seed)
-    state = ScorpionState.from_number(seed, relaxed=relaxed)
-    moves = np.empty(rules.N_ACTIONS, np.int64)
     out = np.full(366, -7, np.int8)
-    for _ in range(80):
+    for state in random_play(seed, relaxed):
         encode_tableau(*state.arrays[:5], out)
         np.testing.assert_array_equal(out, reference_tableau(state))
-        k = rules.legal_moves(*state.arrays[:5], moves)
-        if k == 0:
-            break
-        rules.apply_action(*state.arrays, int(moves[rng.integers(k)]))
