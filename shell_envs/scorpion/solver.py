@@ -58,7 +58,7 @@ while a node budget alone keeps verdicts deterministic.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,6 +74,25 @@ DEFAULT_MAX_NODES = 2_000_000
 QUOTA_WITH_CLOCK = 200_000
 MAX_DEPTH = 16_384
 MAX_BRANCH = 64
+
+# prunings, each switchable for the differential tests (solve(..., disable=...))
+P_SYMMETRY = 1  # interchangeable columns hash alike
+P_KING_BASE = 2  # a whole column does not move between interchangeable columns
+P_KING_ONE_EMPTY = 4  # a king goes to one of several interchangeable empty columns
+P_CYCLIC = 8  # Classic dead positions: moves that wait for each other
+P_STUCK = 16  # Relaxed dead positions: blocked columns
+P_STARVED = 32  # Relaxed dead positions: a card that finds no free card one rank higher
+P_SAFE_MOVE = 64  # Classic, reserve dealt: a move played as the only child
+PRUNINGS = {
+    "symmetry": P_SYMMETRY,
+    "king_base": P_KING_BASE,
+    "king_one_empty": P_KING_ONE_EMPTY,
+    "cyclic": P_CYCLIC,
+    "stuck": P_STUCK,
+    "starved": P_STARVED,
+    "safe_move": P_SAFE_MOVE,
+}
+PRUNE_ALL = sum(PRUNINGS.values())
 
 WON = "won"
 LOST = "lost"
@@ -117,8 +136,8 @@ _GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15
 
 
 def _zobrist() -> np.ndarray:
-    """Fixed random keys: 52 depths × 52 cards, then 4 face-down counts and 3 column salts."""
-    return np.random.default_rng(0x5C0F).integers(-(2**63), 2**63 - 1, 52 * 52 + 8, np.int64)
+    """Fixed random keys: 52 depths × 52 cards, 4 face-down counts, then 7 column salts."""
+    return np.random.default_rng(0x5C0F).integers(-(2**63), 2**63 - 1, 52 * 52 + 11, np.int64)
 
 
 ZOBRIST = _zobrist()
@@ -133,9 +152,11 @@ def _mix(x):
 
 
 @jit
-def position_hash(row, z):
-    """Canonical hash: interchangeable columns are combined by an order-free sum."""
+def position_hash(row, z, prune):
+    """Canonical hash: interchangeable columns are combined by an order-free sum (every column
+    is salted with its number when P_SYMMETRY is off, so only identical positions meet)."""
     dealt = row[O_DEALT] != 0
+    exact = (prune & P_SYMMETRY) == 0
     h = np.int64(1) if dealt else np.int64(2)
     for c in range(7):
         n = int(row[O_LENS + c])
@@ -143,7 +164,7 @@ def position_hash(row, z):
         base = c * 52
         for d in range(n):
             k ^= z[d * 52 + int(row[base + d])]
-        if not dealt and c < 3:
+        if exact or (not dealt and c < 3):
             k += z[2708 + c]
         h += _mix(k + _GOLDEN)
     return h if h != 0 else np.int64(1)
@@ -253,43 +274,28 @@ def _run_length(row, col):
 def _safe_move(row, owner):
     """A same-suit move that can be played at once without losing a win, or -1 (Classic, dealt).
 
-    A non-king card ``X`` goes onto ``X + 1``, a top card, when either (a) the cards above
-    ``X`` form a same-suit run from ``X`` down to the ace, or (b) the face-up cards of the
-    column of ``X + 1`` form a same-suit run from a king up to ``X + 1`` (then ``X`` may carry
-    any cards).  The module notes prove that this never loses a win.
+    A non-king card ``X`` goes onto ``X + 1``, a top card, when the cards above ``X`` form a
+    same-suit run from ``X`` down to the ace.  The module notes prove that this never loses a
+    win.
     """
     for c in range(7):
         n = int(row[O_LENS + c])
         if n == 0:
             continue
+        top = int(row[c * 52 + n - 1])
+        if top % 13 != 0:
+            continue
         lo = int(row[O_FD + c])
         base = c * 52
-        top = int(row[base + n - 1])
         d = n - 1
-        while d > lo and top % 13 == 0:
+        while d > lo:
             card = int(row[base + d])
             if card % 13 == 12 or int(row[base + d - 1]) != card + 1:
                 break
             d -= 1
         card = int(row[base + d])
-        if top % 13 == 0 and card % 13 != 12 and owner[card + 1] >= 0:
+        if card % 13 != 12 and owner[card + 1] >= 0:
             return card * 7 + int(owner[card + 1]) + 512 * (c + 8 * d)
-        bottom = int(row[base + lo])
-        if top % 13 == 0 or bottom % 13 != 12 or bottom != top + n - 1 - lo or n - lo > 13:
-            continue
-        based = True
-        for e in range(lo + 1, n):
-            if int(row[base + e]) != int(row[base + e - 1]) - 1:
-                based = False
-                break
-        if not based:
-            continue
-        for s in range(7):
-            if s == c:
-                continue
-            for e in range(int(row[O_FD + s]), int(row[O_LENS + s])):
-                if int(row[s * 52 + e]) == top - 1:
-                    return (top - 1) * 7 + c + 512 * (s + 8 * e)
     return -1
 
 
@@ -484,16 +490,21 @@ def _starved(row):
 
 
 @jit
-def gen_moves(row, relaxed, out, scores):
+def gen_moves(row, relaxed, prune, out, scores):
     """Write the ordered, symmetry-reduced moves of ``row`` into ``out``; returns how many.
 
     A dead position (Classic :func:`_cyclic`; Relaxed :func:`_stuck`, :func:`_starved`) gets
-    no moves: it cannot be won.
+    no moves: it cannot be won.  ``prune`` holds the P_* bits of the prunings in force.
     """
     k = 0
     if row[O_REMOVED] == 4:
         return 0
-    if (_stuck(row) or _starved(row)) if relaxed else _cyclic(row):
+    if relaxed:
+        if (prune & P_STUCK) and _stuck(row):
+            return 0
+        if (prune & P_STARVED) and _starved(row):
+            return 0
+    elif (prune & P_CYCLIC) and _cyclic(row):
         return 0
     owner = np.full(52, -1, np.int64)
     empty = np.empty(7, np.int64)
@@ -506,7 +517,7 @@ def gen_moves(row, relaxed, out, scores):
             empty[n_empty] = c
             n_empty += 1
     dealt = row[O_DEALT] != 0
-    if dealt and not relaxed:
+    if dealt and not relaxed and (prune & P_SAFE_MOVE):
         safe = _safe_move(row, owner)
         if safe >= 0:
             out[0] = safe
@@ -525,13 +536,16 @@ def gen_moves(row, relaxed, out, scores):
             if below == card + 1:
                 bonus -= 2000
             if rank == 12:
+                # a whole column moved between interchangeable columns is a relabelling,
+                # unless its top is a complete sequence: the move removes it
+                relabel = d == 0 and (prune & P_KING_BASE) != 0 and not _complete(row, c)
                 rep = False
                 for e in range(n_empty):
                     dest = empty[e]
                     if dealt or dest >= 3:
-                        if d == 0 and (dealt or c >= 3):
+                        if relabel and (dealt or c >= 3):
                             continue
-                        if rep:
+                        if rep and (prune & P_KING_ONE_EMPTY):
                             continue
                         rep = True
                     out[k] = card * 7 + dest + 512 * (c + 8 * d)
@@ -660,7 +674,9 @@ def _heap_pop(keys, vals, size):
 
 
 @jit
-def probe(root, relaxed, budget, salt, noise, w, z, table, store, parent, pmove, keys, vals, line):
+def probe(
+    root, relaxed, prune, budget, salt, noise, w, z, table, store, parent, pmove, keys, vals, line
+):
     """Greedy best-first search from ``root`` for at most ``budget`` new positions.
 
     Positions are expanded best :func:`evaluate` first (plus a deterministic noise of up to
@@ -674,7 +690,7 @@ def probe(root, relaxed, budget, salt, noise, w, z, table, store, parent, pmove,
     moves = np.empty(MAX_BRANCH, np.int64)
     scores = np.empty(MAX_BRANCH, np.int64)
     table[:] = 0
-    tt_insert(table, position_hash(root, z))
+    tt_insert(table, position_hash(root, z, prune))
     pack_row(root, store, 0)
     parent[0] = -1
     size = _heap_push(keys, vals, 0, np.int64(0), 0)
@@ -683,7 +699,7 @@ def probe(root, relaxed, budget, salt, noise, w, z, table, store, parent, pmove,
         idx = _heap_pop(keys, vals, size)
         size -= 1
         unpack_row(store, idx, row)
-        k = gen_moves(row, relaxed, moves, scores)
+        k = gen_moves(row, relaxed, prune, moves, scores)
         for i in range(k):
             if nodes >= budget:
                 return S_RUNNING, nodes, 0
@@ -702,7 +718,7 @@ def probe(root, relaxed, budget, salt, noise, w, z, table, store, parent, pmove,
                     line[a] = line[n - a]
                     line[n - a] = t
                 return S_WON, nodes, n + 1
-            h = position_hash(child, z)
+            h = position_hash(child, z, prune)
             if not tt_insert(table, h):
                 continue
             jitter = ((_mix(h + salt) >> 8) & 0xFFFFFF) % noise if noise > 0 else 0
@@ -724,21 +740,21 @@ def tt_rehash(old, new):
 
 
 @jit
-def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed):
+def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed, prune):
     """Start a search from ``stack[0]``: record the root and its moves."""
     scores = np.empty(MAX_BRANCH, np.int64)
     ctl[:] = 0
-    tt_insert(table, position_hash(stack[0], z))
+    tt_insert(table, position_hash(stack[0], z, prune))
     ctl[C_NODES] = 1
     if stack[0, O_REMOVED] == 4:
         ctl[C_STATUS] = S_WON
         return
-    n_moves[0] = gen_moves(stack[0], relaxed, moves[0], scores)
+    n_moves[0] = gen_moves(stack[0], relaxed, prune, moves[0], scores)
     next_move[0] = 0
 
 
 @jit
-def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, quota):
+def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, prune, quota):
     """Continue the depth-first search for at most ``quota`` new nodes; updates ``ctl``."""
     scores = np.empty(MAX_BRANCH, np.int64)
     depth = int(ctl[C_DEPTH])
@@ -759,7 +775,7 @@ def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, quota):
             ctl[C_NODES] = nodes
             ctl[C_STATUS] = S_WON
             return
-        if not tt_insert(table, position_hash(child, z)):
+        if not tt_insert(table, position_hash(child, z, prune)):
             continue
         nodes += 1
         depth += 1
@@ -769,7 +785,7 @@ def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, quota):
             ctl[C_OVERFLOW] = 1
             n_moves[depth] = 0
         else:
-            n_moves[depth] = gen_moves(child, relaxed, moves[depth], scores)
+            n_moves[depth] = gen_moves(child, relaxed, prune, moves[depth], scores)
         next_move[depth] = 0
         if nodes >= stop:
             ctl[C_DEPTH] = depth
@@ -824,22 +840,29 @@ def solve(
     rules: str = "classic",
     max_nodes: int = DEFAULT_MAX_NODES,
     max_seconds: float | None = None,
+    disable: Iterable[str] = (),
 ) -> SolveResult:
     """Solve a deal exactly: ``won`` with a winning line, ``lost`` (proof) or ``unknown`` (budget).
 
     ``max_nodes`` bounds the positions expanded and keeps the verdict deterministic;
     ``max_seconds`` additionally stops the search on the clock (checked between probes and
     every ``QUOTA_WITH_CLOCK`` nodes).  A ScorpionState is solved under its own rule flag.
+    ``disable`` switches prunings off by name (see PRUNINGS), to check that none loses a win.
     """
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
     if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
         raise ValueError(f"max_nodes must be a positive integer; got {max_nodes!r}")
+    prune = PRUNE_ALL
+    for name in disable:
+        if name not in PRUNINGS:
+            raise ValueError(f"unknown pruning {name!r}; known: {', '.join(PRUNINGS)}")
+        prune &= ~PRUNINGS[name]
     state = _initial_state(deal_or_seed, rules == "relaxed")
     relaxed = state.relaxed
     t0 = time.perf_counter()
     deadline = None if max_seconds is None else t0 + max_seconds
-    search = _Search(state, relaxed)
+    search = _Search(state, relaxed, prune)
     share = PROBE_SHARE["relaxed" if relaxed else "classic"]
     status = search.probes(int(max_nodes * share), deadline)
     if status == S_RUNNING:
@@ -850,8 +873,9 @@ def solve(
 class _Search:
     """The arrays of one solve: best-first probes, then the exhaustive depth-first search."""
 
-    def __init__(self, state: ScorpionState, relaxed: bool) -> None:
+    def __init__(self, state: ScorpionState, relaxed: bool, prune: int) -> None:
         self.relaxed = relaxed
+        self.prune = prune
         self.root = np.zeros(ROW, np.int8)
         load_row(self.root, state.tab, state.lens, state.fd, state.reserve, state.meta)
         self.nodes = 0
@@ -882,6 +906,7 @@ class _Search:
             status, nodes, n = probe(
                 self.root,
                 self.relaxed,
+                self.prune,
                 min(PROBE_NODES, budget - spent),
                 salt,
                 PROBE_NOISE if salt else 0,
@@ -919,7 +944,9 @@ class _Search:
         next_move = np.zeros(MAX_DEPTH + 1, np.int64)
         ctl = np.zeros(8, np.int64)
         table = np.zeros(1 << TABLE_MIN_BITS, np.int64)
-        search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed)
+        search_init(
+            stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune
+        )
         while ctl[C_STATUS] == S_RUNNING and ctl[C_NODES] < budget:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -930,7 +957,9 @@ class _Search:
             quota = min(int(budget - ctl[C_NODES]), table.shape[0] // 2 - int(ctl[C_NODES]))
             if deadline is not None:
                 quota = min(quota, QUOTA_WITH_CLOCK)
-            search_run(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, quota)
+            search_run(
+                stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune, quota
+            )
         self.nodes += int(ctl[C_NODES])
         self.max_depth = max(self.max_depth, int(ctl[C_MAXDEPTH]))
         status = int(ctl[C_STATUS])

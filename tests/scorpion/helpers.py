@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import copy
-
 import gymnasium as gym
 import numpy as np
 
 import shell_envs  # noqa: F401  (registers the env)
+from shell_envs.scorpion import reference
 from shell_envs.scorpion.cards import card_code, parse_card
 
 EXAMPLE_FACE_UP = [
@@ -79,93 +78,43 @@ def action(card: str, column: int) -> int:
 
 
 class Reference:
-    """A plain, independent model of the rules, to cross-check the compiled engine."""
+    """The plain reference engine (:mod:`shell_envs.scorpion.reference`, written apart from the
+    compiled rules) with a score and a 100-move undo, to cross-check the compiled engine."""
 
     def __init__(self, pos: dict, relaxed: bool) -> None:
-        self.cols = [[parse_card(c) for c in col] for col in pos["columns"]]
-        self.fd = list(pos["face_down"])
-        self.reserve = [parse_card(c) for c in pos["reserve"]]
-        self.removed = pos["removed"]
-        self.score = pos.get("score", 0)
+        self.state = reference.from_position(pos)
         self.relaxed = relaxed
+        self.score = pos.get("score", 0)
         self.history: list[tuple] = []
+
+    @property
+    def fd(self) -> list[int]:
+        """Face-down counts per column."""
+        return list(self.state[1])
+
+    @property
+    def removed(self) -> int:
+        """Sequences removed."""
+        return self.state[3]
 
     def legal(self) -> set[int]:
         """Every legal action except undo."""
-        if self.removed == 4:
-            return set()
-        out = set()
-        for c, col in enumerate(self.cols):
-            for d in range(self.fd[c], len(col)):
-                card = col[d]
-                for e, dest in enumerate(self.cols):
-                    if e == c:
-                        continue
-                    if not dest:
-                        ok = card % 13 == 12
-                    else:
-                        top = dest[-1]
-                        ok = top % 13 != 0 and card % 13 == top % 13 - 1
-                        ok = ok and (self.relaxed or card // 13 == top // 13)
-                    if ok:
-                        out.add(card * 7 + e)
-        if self.reserve:
-            out.add(364)
-        return out
-
-    def _flip(self, c: int) -> int:
-        if self.cols[c] and self.fd[c] == len(self.cols[c]):
-            self.fd[c] -= 1
-            return 5
-        return 0
-
-    def _remove(self, c: int) -> int:
-        points = 0
-        while True:
-            col = self.cols[c]
-            top13 = col[-13:]
-            suit = top13[-1] // 13 if col else 0
-            if len(col) - self.fd[c] >= 13 and top13 == [suit * 13 + 12 - i for i in range(13)]:
-                del col[-13:]
-                self.removed += 1
-                points += 100 + self._flip(c)
-            else:
-                return points
+        return set(reference.legal_actions(self.state, self.relaxed))
 
     def apply(self, a: int) -> int:
-        """Play a legal action; returns its points."""
+        """Play a legal action (365 = undo); returns its points."""
         if a == 365:
             before = self.score
-            self.cols, self.fd, self.reserve, self.removed, self.score = self.history.pop()
+            self.state, self.score = self.history.pop()
             return self.score - before
-        self.history.append(
-            copy.deepcopy((self.cols, self.fd, self.reserve, self.removed, self.score))
-        )
-        self.history = self.history[-100:]
-        points = 0
-        if a == 364:
-            for c in range(3):
-                self.cols[c].append(self.reserve[c])
-            self.reserve = []
-            for c in range(3):
-                points += self._remove(c)
-        else:
-            card, dest = divmod(a, 7)
-            src = next(c for c, col in enumerate(self.cols) if card in col)
-            d = self.cols[src].index(card)
-            block = self.cols[src][d:]
-            del self.cols[src][d:]
-            if self.cols[dest] and self.cols[dest][-1] // 13 == card // 13:
-                points += 5
-            self.cols[dest] += block
-            points += self._flip(src)
-            points += self._remove(dest)
+        self.history = [*self.history[-99:], (self.state, self.score)]
+        self.state, points = reference.play(self.state, a)
         self.score += points
         return points
 
     def columns(self) -> list[list[str]]:
         """Columns as codes."""
-        return [[card_code(c) for c in col] for col in self.cols]
+        return [[card_code(c) for c in col] for col in self.state[0]]
 
 
 def run_position(rng: np.random.Generator, reserve: bool) -> dict:
@@ -190,4 +139,40 @@ def run_position(rng: np.random.Generator, reserve: bool) -> dict:
         "face_down": fd,
         "reserve": [card_code(c) for c in res],
         "removed": 0,
+    }
+
+
+def endgame_position(rng: np.random.Generator, reserve: bool, suits: int | None = None) -> dict:
+    """A small random end game of 1–3 suits: same-suit runs, complete sequences (some covered
+    by other cards, some standing on kings or on other cards), empty columns, face-down cards,
+    and the reserve dealt or not."""
+    n_suits = int(rng.integers(1, 4)) if suits is None else suits
+    kept = sorted(rng.choice(4, size=n_suits, replace=False))
+    pieces: list[list[int]] = []
+    for suit in kept:
+        cards = [int(suit) * 13 + 12 - i for i in range(13)]
+        if rng.random() < 0.4:
+            pieces.append(cards)  # a complete sequence
+            continue
+        cuts = sorted(rng.choice(np.arange(1, 13), size=rng.integers(1, 5), replace=False))
+        pieces += [cards[a:b] for a, b in zip([0, *cuts], [*cuts, 13], strict=True)]
+    rng.shuffle(pieces)
+    n_cols = int(rng.integers(3, 8))
+    cols: list[list[int]] = [[] for _ in range(7)]
+    for piece in pieces:
+        cols[int(rng.integers(n_cols))] += piece
+    res: list[int] = []
+    if reserve:
+        while len(res) < 3:
+            c = int(rng.integers(7))
+            if cols[c]:
+                res.append(cols[c].pop(int(rng.integers(len(cols[c])))))
+    order = rng.permutation(7)
+    cols = [cols[i] for i in order]
+    fd = [int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) for col in cols]
+    return {
+        "columns": [[card_code(c) for c in col] for col in cols],
+        "face_down": fd,
+        "reserve": [card_code(c) for c in res],
+        "removed": 4 - n_suits,
     }

@@ -1,0 +1,170 @@
+"""A plain Scorpion engine and exhaustive search, written from the rules of record alone.
+
+It shares no code with the compiled rules or the solver: no symmetry, no safe moves, no
+dead-position tests, and the position is kept exactly as it lies (column order included).
+It is slow (tens of thousands of positions a second) and exists to be read in one sitting
+and to check the solver: a win it finds is a win, and a search it exhausts is a loss.
+
+A state is ``(columns, face_down, reserve, removed)``: seven tuples of card indices bottom →
+top, the face-down count of each column, the three reserve cards (``()`` once dealt) and the
+number of removed sequences.  Actions are the env's: ``card * 7 + column``, and 364 for the
+reserve deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from shell_envs.scorpion.cards import parse_card
+
+RESERVE = 364
+KING = 12  # rank index of a king (card % 13); an ace is 0
+
+State = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int]
+
+
+def from_position(position: Mapping[str, Any]) -> State:
+    """The state of a ``position()``-style dict (columns, face_down, reserve, removed)."""
+    columns = tuple(tuple(parse_card(c) for c in col) for col in position["columns"])
+    face_down = tuple(int(n) for n in position.get("face_down", [0] * 7))
+    reserve = tuple(parse_card(c) for c in position.get("reserve", []))
+    return columns, face_down, reserve, int(position.get("removed", 0))
+
+
+def legal_actions(state: State, relaxed: bool) -> list[int]:
+    """Every legal action: a face-up card (with the cards above it) onto another column's top
+    card one rank higher (same suit under Classic), or a king onto an empty column; and the
+    reserve deal while the reserve is there.  A won game has none."""
+    columns, face_down, reserve, removed = state
+    if removed == 4:
+        return []
+    actions = []
+    for c, col in enumerate(columns):
+        for card in col[face_down[c] :]:
+            for dest, target in enumerate(columns):
+                if dest == c:
+                    continue
+                if not target:
+                    legal = card % 13 == KING
+                else:
+                    top = target[-1]
+                    legal = top % 13 == card % 13 + 1 and (relaxed or top // 13 == card // 13)
+                if legal:
+                    actions.append(card * 7 + dest)
+    if reserve:
+        actions.append(RESERVE)
+    return actions
+
+
+def _receive(columns: list, face_down: list, c: int) -> tuple[int, int]:
+    """Remove complete sequences from the top of column ``c`` (it just received cards), flipping
+    a face-down card left on top; returns (sequences removed, points)."""
+    removed = points = 0
+    while True:
+        col = columns[c]
+        if len(col) - face_down[c] < 13 or col[-1] % 13 != 0:
+            return removed, points
+        ace = col[-1]
+        if col[-13:] != tuple(range(ace + 12, ace - 1, -1)):
+            return removed, points
+        columns[c] = col[:-13]
+        removed += 1
+        points += 100 + _flip(columns, face_down, c)
+
+
+def _flip(columns: list, face_down: list, c: int) -> int:
+    """Turn the top card of column ``c`` face up if it is face down; returns the points."""
+    if columns[c] and face_down[c] == len(columns[c]):
+        face_down[c] -= 1
+        return 5
+    return 0
+
+
+def play(state: State, action: int) -> tuple[State, int]:
+    """The state after a legal ``action``, and the points it earns."""
+    cols, fd, reserve, removed = state
+    columns, face_down = list(cols), list(fd)
+    points = 0
+    if action == RESERVE:
+        for c in range(3):
+            columns[c] = columns[c] + (reserve[c],)
+        reserve = ()
+        for c in range(3):
+            n, p = _receive(columns, face_down, c)
+            removed, points = removed + n, points + p
+    else:
+        card, dest = divmod(action, 7)
+        src = next(c for c, col in enumerate(columns) if card in col)
+        depth = columns[src].index(card)
+        if columns[dest] and columns[dest][-1] // 13 == card // 13:
+            points += 5
+        columns[dest] = columns[dest] + columns[src][depth:]
+        columns[src] = columns[src][:depth]
+        points += _flip(columns, face_down, src)
+        n, p = _receive(columns, face_down, dest)
+        removed, points = removed + n, points + p
+    return (tuple(columns), tuple(face_down), reserve, removed), points
+
+
+@dataclass
+class Verdict:
+    """``won`` with a winning ``line`` of actions, ``lost`` (every position seen) or ``unknown``."""
+
+    verdict: str
+    line: list[int] = field(default_factory=list)
+    nodes: int = 0
+
+
+def search(state: State, relaxed: bool, max_nodes: int = 1_000_000) -> Verdict:
+    """Depth-first search over every legal action from ``state``, each exact state seen once.
+
+    Exhausting the reachable states without a win proves the position lost; ``max_nodes``
+    bounds the states kept (then ``unknown``).  Actions that uncover a face-down card are
+    tried first and the reserve deal last: an order only, every action is searched.
+    """
+    if state[3] == 4:
+        return Verdict("won", [], 1)
+    seen = {state}
+    stack = [(state, iter(_ordered(state, relaxed)))]
+    line: list[int] = []
+    while stack:
+        current, actions = stack[-1]
+        action = next(actions, None)
+        if action is None:
+            stack.pop()
+            if line:
+                line.pop()
+            continue
+        child, _ = play(current, action)
+        if child[3] == 4:
+            return Verdict("won", [*line, action], len(seen))
+        if child in seen:
+            continue
+        if len(seen) >= max_nodes:
+            return Verdict("unknown", [], len(seen))
+        seen.add(child)
+        stack.append((child, iter(_ordered(child, relaxed))))
+        line.append(action)
+    return Verdict("lost", [], len(seen))
+
+
+def _ordered(state: State, relaxed: bool) -> list[int]:
+    """The legal actions, those that uncover a face-down card first and the reserve deal last."""
+    columns, face_down = state[0], state[1]
+    first = {col[face_down[c]] for c, col in enumerate(columns) if 0 < face_down[c] < len(col)}
+
+    def key(action: int) -> int:
+        return 2 if action == RESERVE else (0 if action // 7 in first else 1)
+
+    return sorted(legal_actions(state, relaxed), key=key)
+
+
+def replay(state: State, relaxed: bool, line: list[int]) -> bool:
+    """Whether ``line`` is a sequence of legal actions from ``state`` that ends in a win."""
+    for action in line:
+        if action not in legal_actions(state, relaxed):
+            return False
+        state, _ = play(state, action)
+    return state[3] == 4

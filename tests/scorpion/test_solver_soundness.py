@@ -1,0 +1,182 @@
+"""The solver against the plain reference search: no pruning may lose a win.
+
+The reference (:mod:`shell_envs.scorpion.reference`) searches every legal move over exact
+states, with no symmetry, safe move or dead-position test.  A win it finds is a win; a search
+it exhausts is a loss.  On every position below, the solver (all prunings, and each pruning
+switched off in turn) must agree with every verdict the reference reaches, and each line the
+solver calls won must replay to a win in ``Scorpion-v0`` and in the reference.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import shell_envs  # noqa: F401  (registers the env)
+from shell_envs.scorpion import reference
+from shell_envs.scorpion.cards import card_code
+from shell_envs.scorpion.solver import PRUNINGS, UNKNOWN, WON, solve
+from shell_envs.scorpion.state import ScorpionState
+from tests.scorpion.helpers import endgame_position, position
+
+RULES = ("classic", "relaxed")
+VARIANTS = [(), *((name,) for name in PRUNINGS)]
+SOLVER_NODES = 200_000
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+
+
+def as_position(state: reference.State) -> dict:
+    """A ``position()``-style dict of a reference state."""
+    columns, face_down, reserve, removed = state
+    return {
+        "columns": [[card_code(c) for c in col] for col in columns],
+        "face_down": list(face_down),
+        "reserve": [card_code(c) for c in reserve],
+        "removed": removed,
+    }
+
+
+def env_replays(pos: dict, rules: str, moves: list[int]) -> bool:
+    """Whether ``moves`` are legal in ``Scorpion-v0`` from ``pos`` and end the game won."""
+    env = gym.make("shell_envs/Scorpion-v0", rules=rules, max_moves=None)
+    env.reset(options={"position": pos})
+    won = not moves and env.unwrapped.position()["removed"] == 4
+    for action in moves:
+        _, _, _, _, info = env.step(action)
+        if info["illegal"]:
+            return False
+        won = bool(info["won"])
+    return won
+
+
+def solver_verdicts(pos: dict, rules: str, nodes: int = SOLVER_NODES) -> dict[tuple, str]:
+    """The solver's verdict with every pruning and with each switched off; won lines replay."""
+    state = ScorpionState.from_position(pos, relaxed=rules == "relaxed")
+    out = {}
+    for disable in VARIANTS:
+        result = solve(state, rules=rules, max_nodes=nodes, disable=disable)
+        if result.verdict == WON:
+            assert env_replays(pos, rules, result.moves), (disable, pos)
+            assert reference.replay(reference.from_position(pos), rules == "relaxed", result.moves)
+        out[disable] = result.verdict
+    return out
+
+
+def assert_agree(
+    pos: dict, rules: str, ref_nodes: int, expected: str | None = None, nodes: int = SOLVER_NODES
+) -> str:
+    """Every decided verdict (reference, solver, solver less one pruning) is the same one."""
+    ref = reference.search(reference.from_position(pos), rules == "relaxed", ref_nodes)
+    verdicts = solver_verdicts(pos, rules, nodes)
+    decided = {v for v in verdicts.values() if v != UNKNOWN}
+    if ref.verdict != UNKNOWN:
+        decided.add(ref.verdict)
+    if expected is not None:
+        decided.add(expected)
+    assert len(decided) <= 1, (rules, ref.verdict, verdicts, pos)
+    return decided.pop() if decided else UNKNOWN
+
+
+def line_positions(pos: dict, relaxed: bool, line: list[int]) -> list[dict]:
+    """Every position along ``line`` from ``pos`` (the start included, the won end excluded)."""
+    state = reference.from_position(pos)
+    out = []
+    for action in line:
+        out.append(as_position(state))
+        state, _ = reference.play(state, action)
+    assert state[3] == 4
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 14, 16, 26, 30, 33])
+def test_every_position_on_a_reference_win_is_won_classic(seed: int) -> None:
+    pos = ScorpionState.from_number(seed).position()
+    found = reference.search(reference.from_position(pos), False, 5_000)
+    assert found.verdict == WON
+    for step in line_positions(pos, False, found.line):
+        assert set(solver_verdicts(step, "classic").values()) == {WON}, step
+
+
+@pytest.mark.parametrize("seed", [0, 3, 9])
+def test_every_position_on_a_relaxed_win_is_won(seed: int) -> None:
+    # the reference wanders in Relaxed deals, so the line comes from the solver; the reference
+    # replays it, and near its end finds wins of its own that the solver must share
+    pos = ScorpionState.from_number(seed, relaxed=True).position()
+    line = solve(seed, rules="relaxed", max_nodes=300_000).moves
+    steps = line_positions(pos, True, line)
+    for step in steps:
+        assert set(solver_verdicts(step, "relaxed").values()) == {WON}, step
+    for step in steps[-12:]:
+        assert assert_agree(step, "relaxed", 3_000) == WON
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), rules=st.sampled_from(RULES), reserve=st.booleans())
+def test_constructed_end_games_agree_with_the_reference(seed: int, rules: str, reserve: bool):
+    rng = np.random.default_rng(seed)
+    pos = endgame_position(rng, reserve)
+    if rng.random() < 0.6:
+        pos["face_down"] = [0] * 7
+    assert_agree(pos, rules, 4_000)
+
+
+@settings(SETTINGS, max_examples=20)
+@given(seed=st.integers(0, 10**6), rules=st.sampled_from(RULES), steps=st.integers(20, 200))
+def test_random_play_positions_agree_with_the_reference(seed: int, rules: str, steps: int):
+    rng = np.random.default_rng(seed)
+    relaxed = rules == "relaxed"
+    state = reference.from_position(ScorpionState.from_number(seed, relaxed).position())
+    for _ in range(steps):
+        legal = reference.legal_actions(state, relaxed)
+        if not legal:
+            break
+        state, _ = reference.play(state, int(rng.choice(legal)))
+    assert_agree(as_position(state), rules, 4_000, nodes=30_000)
+
+
+def standing(suit: str, under: str = "") -> str:
+    """A complete sequence of ``suit``, king (bottom) to ace (top), on the cards ``under``."""
+    return f"{under} " + " ".join(f"{r}{suit}" for r in "KQJT98765432A")
+
+
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize(
+    ("columns", "face_down", "reserve", "removed"),
+    [
+        # a complete sequence standing at the bottom of a column: only moving its king to an
+        # empty column removes it (the pruning that took this for a relabelling lost it)
+        ({1: standing("S")}, {}, "", "HDC"),
+        ({5: standing("S")}, {}, "", "HDC"),
+        ({2: standing("S"), 3: standing("H")}, {}, "", "DC"),
+        # the same before the reserve deal: the reserve cards complete the other suit
+        ({4: standing("S"), 1: "KH QH JH TH 9H 8H 7H 6H 5H 4H", 2: "", 3: ""}, {}, "3H 2H AH", "DC"),
+        # a complete sequence standing on a face-down king of another suit
+        ({1: standing("S", "KH"), 2: "QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H AH"}, {1: 1}, "", "DC"),
+        # a sequence standing on a king whose own suit waits above another column's king
+        ({1: standing("S", "KH"), 2: "KD QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H AH"}, {}, "", "C"),
+    ],
+)
+def test_standing_sequences_are_won(columns, face_down, reserve, removed, rules: str) -> None:
+    filler = next(c for c in range(7, 0, -1) if c not in columns)
+    pos = position(columns, face_down, reserve, removed, filler=filler)
+    assert assert_agree(pos, rules, 20_000, expected=WON) == WON
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), rules=st.sampled_from(RULES))
+def test_won_lines_replay_in_the_env(seed: int, rules: str) -> None:
+    rng = np.random.default_rng(seed)
+    pos = endgame_position(rng, reserve=bool(rng.integers(2)), suits=int(rng.integers(2, 4)))
+    result = solve(ScorpionState.from_position(pos, rules == "relaxed"), rules=rules)
+    if result.verdict == WON:
+        assert env_replays(pos, rules, result.moves)
+
+
+def test_unknown_pruning_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown pruning 'safe'"):
+        solve(0, disable=["safe"])
