@@ -944,9 +944,7 @@ class _Search:
         next_move = np.zeros(MAX_DEPTH + 1, np.int64)
         ctl = np.zeros(8, np.int64)
         table = np.zeros(1 << TABLE_MIN_BITS, np.int64)
-        search_init(
-            stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune
-        )
+        search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune)
         while ctl[C_STATUS] == S_RUNNING and ctl[C_NODES] < budget:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -958,7 +956,16 @@ class _Search:
             if deadline is not None:
                 quota = min(quota, QUOTA_WITH_CLOCK)
             search_run(
-                stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune, quota
+                stack,
+                moves,
+                n_moves,
+                next_move,
+                ctl,
+                table,
+                ZOBRIST,
+                self.relaxed,
+                self.prune,
+                quota,
             )
         self.nodes += int(ctl[C_NODES])
         self.max_depth = max(self.max_depth, int(ctl[C_MAXDEPTH]))

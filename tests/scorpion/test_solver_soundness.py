@@ -154,7 +154,12 @@ def standing(suit: str, under: str = "") -> str:
         ({5: standing("S")}, {}, "", "HDC"),
         ({2: standing("S"), 3: standing("H")}, {}, "", "DC"),
         # the same before the reserve deal: the reserve cards complete the other suit
-        ({4: standing("S"), 1: "KH QH JH TH 9H 8H 7H 6H 5H 4H", 2: "", 3: ""}, {}, "3H 2H AH", "DC"),
+        (
+            {4: standing("S"), 1: "KH QH JH TH 9H 8H 7H 6H 5H 4H", 2: "", 3: ""},
+            {},
+            "3H 2H AH",
+            "DC",
+        ),
         # a complete sequence standing on a face-down king of another suit
         ({1: standing("S", "KH"), 2: "QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H AH"}, {1: 1}, "", "DC"),
         # a sequence standing on a king whose own suit waits above another column's king
