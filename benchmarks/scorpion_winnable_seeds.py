@@ -1,10 +1,12 @@
-"""Write the shipped winnable-deal lists from the winnability study's results.
+"""Write the shipped per-deal verdicts and winnable-deal lists from the winnability study.
 
     python benchmarks/scorpion_winnable_seeds.py --results results/scorpion_winnability \\
-        --rules classic relaxed --limit 1000
+        --rules classic relaxed --limit 2000
 
-Reads ``RESULTS_<rules>.jsonl`` and writes ``shell_envs/data/scorpion_winnable_<rules>.txt``:
-one proven-winnable deal per line, ``seed`` followed by its winning line as env actions.
+Reads ``RESULTS_<rules>.jsonl`` and writes, under ``shell_envs/data/``,
+``scorpion_verdicts_<rules>.tsv`` (every deal: seed, verdict, nodes, winning line length) and
+``scorpion_winnable_<rules>.txt`` (the lowest LIMIT won deals: seed, then the winning line as
+env actions).  A study with an ``unknown`` deal is refused: every shipped verdict is decided.
 """
 
 from __future__ import annotations
@@ -16,17 +18,35 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parents[1] / "shell_envs" / "data"
 
 
-def winnable_records(path: Path) -> list[dict]:
-    """The won records of a study file, by seed."""
+def study_records(path: Path) -> list[dict]:
+    """Every record of a study file, by seed (the last record of a seed wins)."""
     records: dict[int, dict] = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
             continue
-        if rec.get("verdict") == "won":
-            records[int(rec["seed"])] = rec
+        records[int(rec["seed"])] = rec
+    undecided = [s for s, r in records.items() if r["verdict"] not in ("won", "lost")]
+    if undecided:
+        raise SystemExit(f"{path}: {len(undecided)} deals undecided, e.g. {undecided[:5]}")
     return [records[s] for s in sorted(records)]
+
+
+def write_verdicts(rules: str, records: list[dict], out_dir: Path) -> Path:
+    """Write the per-deal verdict table of one rule set; returns its path."""
+    header = (
+        f"# Scorpion ({rules}) verdicts of shell_envs.scorpion.solver on deals "
+        f"{records[0]['seed']} … {records[-1]['seed']}; re-check one with "
+        "`shell-envs solve --seed N --check`.\n"
+        "seed\tverdict\tnodes\tline_length\n"
+    )
+    body = "".join(
+        f"{r['seed']}\t{r['verdict']}\t{r['nodes']}\t{len(r['moves'])}\n" for r in records
+    )
+    path = out_dir / f"scorpion_verdicts_{rules}.tsv"
+    path.write_text(header + body, encoding="utf-8")
+    return path
 
 
 def write_list(rules: str, records: list[dict], limit: int | None, out_dir: Path) -> Path:
@@ -51,9 +71,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out-dir", default=str(DATA))
     args = ap.parse_args(argv)
     for rules in args.rules:
-        records = winnable_records(Path(f"{args.results}_{rules}.jsonl"))
-        path = write_list(rules, records, args.limit, Path(args.out_dir))
-        print(f"{rules}: {min(len(records), args.limit or len(records))} seeds → {path}")
+        records = study_records(Path(f"{args.results}_{rules}.jsonl"))
+        table = write_verdicts(rules, records, Path(args.out_dir))
+        won = [r for r in records if r["verdict"] == "won"]
+        path = write_list(rules, won, args.limit, Path(args.out_dir))
+        print(f"{rules}: {len(records)} verdicts → {table}; ", end="")
+        print(f"{min(len(won), args.limit or len(won))} winnable seeds → {path}")
 
 
 if __name__ == "__main__":

@@ -377,17 +377,39 @@ def speed(seconds: float, repeats: int, game: str) -> None:
     default=None,
     help="A file with 52 card codes in deal order.",
 )
+@click.option(
+    "--position",
+    "position_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="A JSON file holding a position, as the env's position() returns it.",
+)
 @click.option("--rules", type=click.Choice(["classic", "relaxed"]), default="classic")
 @click.option("--max-nodes", type=click.IntRange(1), default=None, help="Search budget.")
 @click.option("--max-seconds", type=click.FloatRange(0, min_open=True), default=None)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Re-check the verdict with the plain reference rules and search (no pruning).",
+)
+@click.option(
+    "--check-nodes",
+    type=click.IntRange(1),
+    default=1_000_000,
+    show_default=True,
+    help="Positions the reference search may visit for --check.",
+)
 def solve(
     seed: int | None,
     deal_file: str | None,
+    position_file: str | None,
     rules: str,
     max_nodes: int | None,
     max_seconds: float | None,
+    check: bool,
+    check_nodes: int,
 ) -> None:
-    """Solve a Scorpion deal exactly, seeing every card (the full-information game)."""
+    """Solve a Scorpion deal or position exactly, seeing every card (the full-information game)."""
     if importlib.util.find_spec("shell_envs.scorpion.solver") is None:
         raise click.ClickException(
             "the Scorpion solver (shell_envs.scorpion.solver) is not part of this installation"
@@ -396,7 +418,15 @@ def solve(
 
     budget = solver.DEFAULT_MAX_NODES if max_nodes is None else max_nodes
     try:
-        text = solver.solve_command(seed, deal_file, rules, budget, max_seconds)
+        text = solver.solve_command(
+            seed,
+            deal_file,
+            rules,
+            budget,
+            max_seconds,
+            position_file=position_file,
+            check_nodes=check_nodes if check else None,
+        )
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(text)

@@ -57,15 +57,16 @@ while a node budget alone keeps verdicts deterministic.
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from shell_envs.core.jit import jit
-from shell_envs.scorpion import rules
+from shell_envs.scorpion import reference, rules
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.state import ScorpionState, check_deal
 
@@ -300,20 +301,17 @@ def _safe_move(row, owner):
 
 
 @jit
-def _cyclic(row):
-    """Classic: whether the moves every win still needs must wait for each other in a cycle.
-
-    A non-king card ``Z`` not on its successor must still make its one move, onto ``Z + 1``;
-    before it, the card directly on ``Z + 1`` must have moved (it leaves ``Z + 1`` only as the
-    first card of a move), and a face-down ``Z`` must have been uncovered, so the card directly
-    on it must have moved.  A face-down card under its own predecessor is never uncovered.
+def _waits(row, wait_a, wait_b, done):
+    """Classic: the waits of :func:`_cyclic`; returns a face-down card lying under its own
+    predecessor (never uncovered), else -1, and marks ``done`` the cards whose move can come
+    in some order (``wait_a``: the card on ``Z + 1``; ``wait_b``: the card on a face-down ``Z``).
     """
     where = np.full(52, -1, np.int64)
     for c in range(7):
         for d in range(int(row[O_LENS + c])):
             where[int(row[c * 52 + d])] = c * 64 + d
-    wait_a = np.full(52, -1, np.int64)
-    wait_b = np.full(52, -1, np.int64)
+    wait_a[:] = -1
+    wait_b[:] = -1
     for c in range(7):
         lo = int(row[O_FD + c])
         n = int(row[O_LENS + c])
@@ -323,7 +321,7 @@ def _cyclic(row):
             if d < lo:
                 up = int(row[base + d + 1])
                 if up % 13 != 12 and up + 1 == card:
-                    return True
+                    return card
             if card % 13 == 12 or (d > 0 and int(row[base + d - 1]) == card + 1):
                 continue
             w = where[card + 1]
@@ -333,36 +331,47 @@ def _cyclic(row):
                     wait_a[card] = on
             if d < lo and int(row[base + d + 1]) % 13 != 12:
                 wait_b[card] = int(row[base + d + 1])
-    done = np.zeros(52, np.bool_)
+    for card in range(52):
+        done[card] = where[card] < 0
     changed = True
     while changed:
         changed = False
         for card in range(52):
-            if done[card] or where[card] < 0:
+            if done[card]:
                 continue
             a = wait_a[card]
             b = wait_b[card]
             if (a < 0 or done[a]) and (b < 0 or done[b]):
                 done[card] = True
                 changed = True
+    return -1
+
+
+@jit
+def _cyclic(row):
+    """Classic: whether the moves every win still needs must wait for each other in a cycle.
+
+    A non-king card ``Z`` not on its successor must still make its one move, onto ``Z + 1``
+    (under Classic nothing else puts it there); before it, the card directly on ``Z + 1`` must
+    have moved (it leaves ``Z + 1`` only as the first card of a move, since ``Z + 1`` carries it
+    along), and a face-down ``Z`` must have been uncovered, so the card directly on it must have
+    moved.  A face-down card under its own predecessor is never uncovered: the predecessor can
+    only move onto it.  Cards in the reserve wait for nothing here (fewer waits, fewer proofs).
+    """
+    wait_a = np.empty(52, np.int64)
+    wait_b = np.empty(52, np.int64)
+    done = np.empty(52, np.bool_)
+    if _waits(row, wait_a, wait_b, done) >= 0:
+        return True
     for card in range(52):
-        if where[card] >= 0 and not done[card]:
+        if not done[card]:
             return True
     return False
 
 
 @jit
-def _stuck(row):
-    """Relaxed: whether some columns' face-down cards can never be uncovered.
-
-    A column is *blocked* when its lowest face-up card ``X`` is not a king and every card one
-    rank higher than ``X`` is gone or face down in a blocked column; the blocked set is the
-    greatest fixed point of that definition.  Only ``X`` can uncover its column (the cards
-    under it are face down, so it moves only as the first card of a block), and it needs a
-    card one rank higher on a top, so the first blocker to move would need a card that is
-    still face down in a column whose blocker has not moved: none ever moves, and the
-    face-down cards of blocked columns are never removed.
-    """
+def _blocked(row, blocked):
+    """Relaxed: mark ``blocked`` the columns of :func:`_stuck`; returns how many there are."""
     hidden = np.full(52, -1, np.int64)
     present = np.zeros(52, np.bool_)
     for c in range(7):
@@ -375,13 +384,11 @@ def _stuck(row):
     for i in range(3):
         if row[O_RES + i] >= 0:
             present[int(row[O_RES + i])] = True
-    blocked = np.zeros(7, np.bool_)
     n_blocked = 0
     for c in range(7):
         lo = int(row[O_FD + c])
-        if lo > 0 and int(row[c * 52 + lo]) % 13 != 12:
-            blocked[c] = True
-            n_blocked += 1
+        blocked[c] = lo > 0 and int(row[c * 52 + lo]) % 13 != 12
+        n_blocked += 1 if blocked[c] else 0
     changed = True
     while changed and n_blocked > 0:
         changed = False
@@ -396,7 +403,23 @@ def _stuck(row):
                     n_blocked -= 1
                     changed = True
                     break
-    return n_blocked > 0
+    return n_blocked
+
+
+@jit
+def _stuck(row):
+    """Relaxed: whether some columns' face-down cards can never be uncovered.
+
+    A column is *blocked* when its lowest face-up card ``X`` is not a king and every card one
+    rank higher than ``X`` is gone or face down in a blocked column; the blocked set is the
+    greatest fixed point of that definition.  Only ``X`` can uncover its column (the cards
+    under it are face down, so it moves only as the first card of a block), and it needs a
+    card one rank higher on a top, so the first blocker to move would need a card that is
+    still face down in a column whose blocker has not moved: none ever moves, and the
+    face-down cards of blocked columns are never removed.
+    """
+    blocked = np.empty(7, np.bool_)
+    return _blocked(row, blocked) > 0
 
 
 @jit
@@ -412,7 +435,14 @@ def _rank_mask(row, rank, c, lo_depth, hi_depth):
 
 @jit
 def _starved(row):
-    """Relaxed: whether a card that must move can never find a free card one rank higher.
+    """Relaxed: whether a card that must move can never find a free card one rank higher
+    (:func:`_starved_card`)."""
+    return _starved_card(row) >= 0
+
+
+@jit
+def _starved_card(row):
+    """Relaxed: the card (``column * 64 + depth``) that can never move, else -1.
 
     A card ``X`` directly on a face-down card must move one day (nothing else uncovers that
     card), onto a top card ``Y`` one rank higher outside its column; the cards over ``X`` move
@@ -485,8 +515,8 @@ def _starved(row):
                 if possible:
                     break
             if not possible:
-                return True
-    return False
+                return c * 64 + i + 1
+    return -1
 
 
 @jit
@@ -798,7 +828,8 @@ def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, prune, 
 
 @dataclass
 class SolveResult:
-    """A verdict with its proof of work: ``moves`` are env actions that replay to a win."""
+    """A verdict with its proof of work: ``moves`` are env actions that replay to a win, and
+    ``reason`` says why a position lost before any search is dead (empty otherwise)."""
 
     verdict: str
     moves: list[int] = field(default_factory=list)
@@ -806,6 +837,7 @@ class SolveResult:
     nodes: int = 0
     seconds: float = 0.0
     max_depth: int = 0
+    reason: str = ""
 
     @property
     def won(self) -> bool:
@@ -822,21 +854,24 @@ def action_text(action: int) -> str:
 
 
 def _initial_state(deal_or_seed: object, relaxed: bool) -> ScorpionState:
-    """The state a solve starts from: a deal number, 52 card codes, or a ScorpionState."""
+    """The state a solve starts from: a deal number, 52 card codes, a ``position()``-style dict
+    or a ScorpionState."""
     if isinstance(deal_or_seed, ScorpionState):
         return deal_or_seed
+    if isinstance(deal_or_seed, Mapping):
+        return ScorpionState.from_position(deal_or_seed, relaxed)
     if isinstance(deal_or_seed, (int, np.integer)) and not isinstance(deal_or_seed, bool):
         return ScorpionState.from_number(int(deal_or_seed), relaxed)
     if isinstance(deal_or_seed, Sequence | np.ndarray) and not isinstance(deal_or_seed, str):
         return ScorpionState.from_deal(list(deal_or_seed), relaxed)
     raise ValueError(
-        "solve needs a deal number, 52 card codes or a ScorpionState; "
+        "solve needs a deal number, 52 card codes, a position dict or a ScorpionState; "
         f"got {type(deal_or_seed).__name__}"
     )
 
 
 def solve(
-    deal_or_seed: int | Sequence[object] | ScorpionState,
+    deal_or_seed: int | Sequence[object] | Mapping[str, object] | ScorpionState,
     rules: str = "classic",
     max_nodes: int = DEFAULT_MAX_NODES,
     max_seconds: float | None = None,
@@ -867,7 +902,10 @@ def solve(
     status = search.probes(int(max_nodes * share), deadline)
     if status == S_RUNNING:
         status = search.exhaust(int(max_nodes) - search.nodes, deadline)
-    return _result(search, status, t0)
+    result = _result(search, status, t0)
+    if result.verdict == LOST:
+        result.reason = dead_reason(state) or ""
+    return result
 
 
 class _Search:
@@ -978,6 +1016,99 @@ class _Search:
         return status
 
 
+def _where(row: np.ndarray, card: int) -> str:
+    """Where ``card`` lies, as a player reads it: ``"column 2, face down, under 7S"``."""
+    for c in range(7):
+        n = int(row[O_LENS + c])
+        for d in range(n):
+            if int(row[c * 52 + d]) == card:
+                side = "face down" if d < int(row[O_FD + c]) else "face up"
+                above = (
+                    f", under {card_code(int(row[c * 52 + d + 1]))}" if d + 1 < n else ", on top"
+                )
+                return f"column {c + 1}, {side}{above}"
+    if card in [int(x) for x in row[O_RES : O_RES + 3]]:
+        return "in the reserve"
+    return "removed"
+
+
+def dead_reason(state: ScorpionState) -> str | None:
+    """Why a position is lost before any search, in a sentence a player can check on the
+    cards (the dead-position rule that applies and the cards it names), or None."""
+    row = np.zeros(ROW, np.int8)
+    load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    code = card_code
+    if not state.relaxed:
+        wait_a = np.empty(52, np.int64)
+        wait_b = np.empty(52, np.int64)
+        done = np.empty(52, np.bool_)
+        under = _waits(row, wait_a, wait_b, done)
+        if under >= 0:
+            return (
+                f"{code(under)} lies face down under {code(under - 1)}, which can only ever "
+                f"move onto {code(under)}: {code(under)} is never uncovered"
+            )
+        stuck = [c for c in range(52) if not done[c]]
+        if not stuck:
+            return None
+        path: list[int] = []
+        card = stuck[0]
+        while card not in path:
+            path.append(card)
+            a = int(wait_a[card])
+            card = a if a >= 0 and not done[a] else int(wait_b[card])
+        cycle = path[path.index(card) :]
+        steps = []
+        for z in cycle:
+            a = int(wait_a[z])
+            if a >= 0 and not done[a]:
+                steps.append(
+                    f"{code(z)} must go onto {code(z + 1)}, so {code(a)} on it moves first"
+                )
+            else:
+                steps.append(
+                    f"{code(z)} lies face down, so {code(int(wait_b[z]))} on it moves first"
+                )
+        return (
+            "these moves wait for each other in a cycle, so none can come first (under "
+            "Classic a card moves only onto its successor): " + "; ".join(steps)
+        )
+    blocked = np.empty(7, np.bool_)
+    if _blocked(row, blocked):
+        cols = [c for c in range(7) if blocked[c]]
+        parts = []
+        for c in cols:
+            x = int(row[c * 52 + int(row[O_FD + c])])
+            higher = [s * 13 + x % 13 + 1 for s in range(4)]
+            parts.append(
+                f"column {c + 1} needs {code(x)} to move onto a card one rank higher: "
+                + ", ".join(f"{code(y)} ({_where(row, y)})" for y in higher)
+            )
+        return (
+            "the face-down cards of columns "
+            + ", ".join(str(c + 1) for c in cols)
+            + " are never uncovered: each is uncovered only when its lowest face-up card "
+            "moves, and every card one rank higher is removed or face down in one of these "
+            "columns; " + "; ".join(parts)
+        )
+    packed = _starved_card(row)
+    if packed < 0:
+        return None
+    c, d = divmod(int(packed), 64)
+    x = int(row[c * 52 + d])
+    higher = [s * 13 + x % 13 + 1 for s in range(4)]
+    same = [s * 13 + x % 13 for s in range(4) if s * 13 + x % 13 != x]
+    return (
+        f"{code(x)} (column {c + 1}) lies on a face-down card, so it must one day move onto a "
+        "card one rank higher, but every such card is then taken: a card of its rank that "
+        "lies on one, or must move before it (it lies above it, or on the card it needs), "
+        "stays on one for good; the cards one rank higher: "
+        + ", ".join(f"{code(y)} ({_where(row, y)})" for y in higher)
+        + "; the other cards of its rank: "
+        + ", ".join(f"{code(y)} ({_where(row, y)})" for y in same)
+    )
+
+
 def _result(search: _Search, status: int, t0: float) -> SolveResult:
     """The SolveResult of a finished search."""
     result = SolveResult(
@@ -1011,13 +1142,27 @@ def solve_command(
     rules: str = "classic",
     max_nodes: int = DEFAULT_MAX_NODES,
     max_seconds: float | None = None,
+    position_file: str | None = None,
+    check_nodes: int | None = None,
 ) -> str:
-    """The text ``shell-envs solve`` prints: verdict, nodes, time and the numbered solution."""
-    if (seed is None) == (deal_file is None):
-        raise ValueError("give exactly one of --seed N or --deal FILE")
-    what: int | list[str] = seed if seed is not None else read_deal_file(deal_file)  # type: ignore[arg-type]
-    result = solve(what, rules=rules, max_nodes=max_nodes, max_seconds=max_seconds)
-    source = f"deal {seed}" if seed is not None else f"deal file {deal_file}"
+    """The text ``shell-envs solve`` prints: verdict, nodes, time and the numbered solution.
+
+    With ``check_nodes``, the verdict is re-checked apart from the solver: a won line is
+    replayed by the plain reference rules, and a loss is searched again by the reference
+    search (no pruning) on up to ``check_nodes`` positions.
+    """
+    if sum(x is not None for x in (seed, deal_file, position_file)) != 1:
+        raise ValueError("give exactly one of --seed N, --deal FILE or --position FILE")
+    relaxed = rules == "relaxed"
+    if seed is not None:
+        state, source = ScorpionState.from_number(seed, relaxed), f"deal {seed}"
+    elif deal_file is not None:
+        state = ScorpionState.from_deal(read_deal_file(deal_file), relaxed)
+        source = f"deal file {deal_file}"
+    else:
+        state = ScorpionState.from_position(read_position_file(position_file), relaxed)
+        source = f"position file {position_file}"
+    result = solve(state, rules=rules, max_nodes=max_nodes, max_seconds=max_seconds)
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
     lines = [
         f"Scorpion ({rules}), {source}: {result.verdict}",
@@ -1026,8 +1171,48 @@ def solve_command(
     if result.verdict == WON:
         lines.append(f"solution ({len(result.moves)} moves):")
         lines += [f"{i:4d}. {text}" for i, text in enumerate(result.readable, 1)]
+    elif result.reason:
+        lines.append(f"lost before any search: {result.reason}")
     elif result.verdict == LOST:
-        lines.append("no sequence of moves wins this deal (search space exhausted)")
+        lines.append("no sequence of moves wins this position (search space exhausted)")
     else:
         lines.append("budget exhausted before a verdict; raise --max-nodes or --max-seconds")
+    if check_nodes is not None:
+        lines.append(_check_text(state, result, check_nodes))
     return "\n".join(lines)
+
+
+def _check_text(state: ScorpionState, result: SolveResult, check_nodes: int) -> str:
+    """The line ``--check`` adds: what the plain reference found for this verdict."""
+    start = reference.from_position(state.position())
+    if result.verdict == WON:
+        ok = reference.replay(start, state.relaxed, result.moves)
+        return (
+            "check: the reference rules replay the solution to a win"
+            if ok
+            else ("check FAILED: the reference rules do not replay the solution to a win")
+        )
+    found = reference.search(start, state.relaxed, check_nodes)
+    seen = f"{found.nodes:,} positions"
+    if found.verdict == LOST:
+        agree = "confirms" if result.verdict == LOST else "finds"
+        return f"check: the reference search (no pruning) {agree} the loss after {seen}"
+    if found.verdict == WON:
+        return (
+            f"check: the reference search finds a win of {len(found.line)} moves after {seen}"
+            + (" — the solver's loss is WRONG" if result.verdict == LOST else "")
+        )
+    return f"check: the reference search stopped after {seen} without a verdict (--check-nodes)"
+
+
+def read_position_file(path: str | Path) -> dict:
+    """A ``position()``-style dict from a JSON file (ValueError if it is not a JSON object)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError(
+            f"{path} must hold one JSON object (a position), got {type(data).__name__}"
+        )
+    return data

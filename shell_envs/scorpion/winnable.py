@@ -1,14 +1,20 @@
-"""Deal numbers the solver proved winnable, shipped with the package, for winnable-only games.
+"""The solver's verdicts on numbered deals, shipped with the package.
 
-Each rule set has a list ``shell_envs/data/scorpion_winnable_<rules>.txt``: one deal per line,
-``seed`` then optionally the winning line as env actions, written by
-``benchmarks/scorpion_winnable_seeds.py`` from the winnability study's results.
+Each rule set has two files, both written by ``benchmarks/scorpion_winnable_seeds.py`` from
+the winnability study's results:
+
+- ``shell_envs/data/scorpion_verdicts_<rules>.tsv``: every deal of the study, one per line:
+  ``seed``, ``verdict`` (won / lost), ``nodes`` searched and the winning ``line`` length, so
+  that anyone can re-check a deal (``shell-envs solve --seed N --check``);
+- ``shell_envs/data/scorpion_winnable_<rules>.txt``: the won deals, ``seed`` then the winning
+  line as env actions, for winnable-only games.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,6 +44,28 @@ def _table(rules: str) -> tuple[tuple[int, ...], dict[int, tuple[int, ...]]]:
         if len(parts) > 1:
             lines[seed] = tuple(int(a) for a in parts[1:])
     return tuple(seeds), lines
+
+
+class DealVerdict(NamedTuple):
+    """The shipped verdict of one deal: ``won`` or ``lost``, nodes searched, winning line length."""
+
+    verdict: str
+    nodes: int
+    line_length: int
+
+
+@cache
+def deal_verdicts(rules: str = "classic") -> dict[int, DealVerdict]:
+    """Every deal number of the winnability study with its verdict under ``rules``."""
+    name = f"scorpion_verdicts_{_check_rules(rules)}.tsv"
+    text = resources.files("shell_envs").joinpath("data", name).read_text(encoding="utf-8")
+    out = {}
+    for raw in text.splitlines():
+        if raw.startswith("#") or raw.startswith("seed") or not raw.strip():
+            continue
+        seed, verdict, nodes, length = raw.split("\t")
+        out[int(seed)] = DealVerdict(verdict, int(nodes), int(length))
+    return out
 
 
 def winnable_seeds(rules: str = "classic") -> tuple[int, ...]:

@@ -169,7 +169,11 @@ def endgame_position(rng: np.random.Generator, reserve: bool, suits: int | None 
                 res.append(cols[c].pop(int(rng.integers(len(cols[c])))))
     order = rng.permutation(7)
     cols = [cols[i] for i in order]
-    fd = [int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) for col in cols]
+    # face-down cards lie in columns 1–4 only, at most 3, never the top card
+    fd = [
+        int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) if i < 4 else 0
+        for i, col in enumerate(cols)
+    ]
     return {
         "columns": [[card_code(c) for c in col] for col in cols],
         "face_down": fd,

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import shell_envs  # noqa: F401  (registers the env)
-from shell_envs.scorpion import reference
+from shell_envs.scorpion import reference, solver
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.solver import PRUNINGS, UNKNOWN, WON, solve
 from shell_envs.scorpion.state import ScorpionState
@@ -185,3 +185,48 @@ def test_won_lines_replay_in_the_env(seed: int, rules: str) -> None:
 def test_unknown_pruning_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown pruning 'safe'"):
         solve(0, disable=["safe"])
+
+
+def solver_row(pos: dict, relaxed: bool) -> np.ndarray:
+    """The solver's compact row of a position."""
+    state = ScorpionState.from_position(pos, relaxed)
+    row = np.zeros(solver.ROW, np.int8)
+    solver.load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    return row
+
+
+def row_position(row: np.ndarray) -> reference.State:
+    """The reference state a compact row stands for."""
+    lens = [int(n) for n in row[solver.O_LENS : solver.O_LENS + 7]]
+    columns = tuple(tuple(int(x) for x in row[c * 52 : c * 52 + lens[c]]) for c in range(7))
+    face_down = tuple(int(n) for n in row[solver.O_FD : solver.O_FD + 7])
+    dealt = row[solver.O_DEALT] != 0
+    reserve = () if dealt else tuple(int(x) for x in row[solver.O_RES : solver.O_RES + 3])
+    return columns, face_down, reserve, int(row[solver.O_REMOVED])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), rules=st.sampled_from(RULES), steps=st.integers(0, 150))
+def test_unpruned_solver_moves_are_the_reference_moves(seed: int, rules: str, steps: int):
+    # with every pruning off, the solver's own move generator and move are the rules: the
+    # same legal actions as the reference, each giving the same position
+    rng = np.random.default_rng(seed)
+    relaxed = rules == "relaxed"
+    if rng.random() < 0.5:
+        state = reference.from_position(endgame_position(rng, bool(rng.integers(2))))
+    else:
+        state = reference.from_position(ScorpionState.from_number(seed, relaxed).position())
+    out = np.empty(solver.MAX_BRANCH, np.int64)
+    scores = np.empty(solver.MAX_BRANCH, np.int64)
+    for _ in range(steps + 1):
+        row = solver_row(as_position(state), relaxed)
+        k = solver.gen_moves(row, relaxed, 0, out, scores)
+        legal = reference.legal_actions(state, relaxed)
+        assert sorted(int(m) & 511 for m in out[:k]) == sorted(legal)
+        for m in out[:k]:
+            child = row.copy()
+            solver.apply_packed(child, m)
+            assert row_position(child) == reference.play(state, int(m) & 511)[0]
+        if not legal:
+            break
+        state, _ = reference.play(state, int(rng.choice(legal)))

@@ -1,0 +1,80 @@
+"""Check the shipped Scorpion verdicts: each pruning switched off in turn, and the reference.
+
+    python benchmarks/scorpion_soundness.py --rules classic relaxed --deals 2000 \\
+        --max-nodes 2000000 --reference-nodes 200000 --workers 2
+
+For every deal of the range, the solver is run again with one pruning switched off (each of
+:data:`shell_envs.scorpion.solver.PRUNINGS` in turn), and the plain reference search
+(:mod:`shell_envs.scorpion.reference`, no pruning at all) is run under its own node budget.
+A verdict that differs from the shipped one (``shell_envs/data/scorpion_verdicts_<rules>.tsv``)
+is a bug; ``unknown`` means the budget ran out.  Won lines are replayed in the reference.
+Prints one Markdown table and exits non-zero on any disagreement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+
+from tqdm import tqdm
+
+from shell_envs.scorpion import reference
+from shell_envs.scorpion.solver import PRUNINGS, solve
+from shell_envs.scorpion.state import ScorpionState
+from shell_envs.scorpion.winnable import deal_verdicts
+
+
+def _check(job: tuple[int, str, str, int, int]) -> tuple[str, str, str]:
+    """(variant, shipped verdict, verdict found) for one deal and one variant."""
+    seed, rules, variant, max_nodes, ref_nodes = job
+    relaxed = rules == "relaxed"
+    if variant == "reference":
+        state = reference.from_position(ScorpionState.from_number(seed, relaxed).position())
+        found = reference.search(state, relaxed, ref_nodes)
+        assert found.verdict != "won" or reference.replay(state, relaxed, found.line)
+        verdict = found.verdict
+    else:
+        verdict = solve(seed, rules=rules, max_nodes=max_nodes, disable=[variant]).verdict
+    return variant, deal_verdicts(rules)[seed].verdict, verdict
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the checks and print the table; returns 1 if any verdict disagrees."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rules", nargs="+", default=["classic", "relaxed"])
+    ap.add_argument("--deals", type=int, default=2000, help="deals 0 … DEALS-1")
+    ap.add_argument("--max-nodes", type=int, default=2_000_000, help="solver budget")
+    ap.add_argument("--reference-nodes", type=int, default=200_000, help="reference budget")
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+    variants = [*PRUNINGS, "reference"]
+    print(
+        "| rules | switched off | deals | agree | unknown | disagree |\n|---|---|---|---|---|---|"
+    )
+    bad = 0
+    for rules in args.rules:
+        jobs = [
+            (seed, rules, v, args.max_nodes, args.reference_nodes)
+            for v in variants
+            for seed in range(args.deals)
+        ]
+        counts: dict[str, Counter] = {v: Counter() for v in variants}
+        with ProcessPoolExecutor(args.workers) as pool:
+            results = pool.map(_check, jobs, chunksize=8)
+            for variant, shipped, found in tqdm(results, total=len(jobs), desc=rules):
+                kind = "unknown" if found == "unknown" else "agree" if found == shipped else "bad"
+                counts[variant][kind] += 1
+        for v in variants:
+            c = counts[v]
+            bad += c["bad"]
+            name = "everything (reference)" if v == "reference" else v
+            print(
+                f"| {rules} | {name} | {args.deals} | {c['agree']} | {c['unknown']} | {c['bad']} |"
+            )
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
