@@ -15,6 +15,7 @@ MESSAGES: dict[str, dict[int, str]] = {
     "en": {
         rules.E_OUT_OF_RANGE: "Action {action} is out of range: actions are 0–{last}",
         rules.E_GAME_OVER: "The game is over: all four sequences have been removed",
+        rules.E_NO_MOVES: "The game is over: no legal move is left",
         rules.E_CARD_HIDDEN: "{card} is not face up: it is face down or in the reserve",
         rules.E_CARD_REMOVED: "{card} has already been removed with its sequence",
         rules.E_SAME_COLUMN: "{card} is already in column {column}",
@@ -31,6 +32,7 @@ MESSAGES: dict[str, dict[int, str]] = {
     "hu": {
         rules.E_OUT_OF_RANGE: "Érvénytelen lépés ({action}): a lépések 0 és {last} közöttiek",
         rules.E_GAME_OVER: "A játszma véget ért: mind a 4 sor kikerült a játékból",
+        rules.E_NO_MOVES: "A játszma véget ért: nincs több szabályos lépés",
         rules.E_CARD_HIDDEN: "{card} nem látható lap: le van fordítva vagy a tartalékban van",
         rules.E_CARD_REMOVED: "{card} már kikerült a játékból egy teljes sorral",
         rules.E_SAME_COLUMN: "{card} már a {column}. oszlopban van",

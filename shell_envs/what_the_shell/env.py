@@ -63,7 +63,7 @@ class WhatTheShellEnv(ParallelEnv):
         if render_mode is not None:
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.max_rounds = positive_int("max_rounds", max_rounds)
+        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.encoder = ENCODERS.create(obs_encoder)
         self._encode_pair = getattr(self.encoder, "encode_pair", None)

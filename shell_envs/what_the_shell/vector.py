@@ -160,7 +160,7 @@ class WhatTheShellVectorEnv:
         copy: bool = True,
     ) -> None:
         self.num_envs = positive_int("num_envs", num_envs)
-        self.max_rounds = positive_int("max_rounds", max_rounds)
+        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.copy = flag("copy", copy)
         self.encoder = ENCODERS.create(obs_encoder)
