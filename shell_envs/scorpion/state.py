@@ -284,6 +284,14 @@ def check_state(arrays: Sequence[Any]) -> None:
     _check_history(tab, lens, fd, reserve, meta, hist)
 
 
+def check_layout(arrays: Sequence[Any]) -> None:
+    """:func:`check_state` without the history: ``(tab, lens, fd, reserve, meta[, hist])``."""
+    for (name, shape, dtype), array in zip(_SHAPES, arrays, strict=False):
+        if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
+            raise ValueError(f"state.{name} must be {np.dtype(dtype).name} of shape {shape}")
+    _check_layout(*arrays[:5])
+
+
 def _check_layout(tab, lens, fd, reserve, meta) -> None:
     """The checks of :func:`check_state` on everything but the undo history."""
     for c in range(rules.N_COLUMNS):
