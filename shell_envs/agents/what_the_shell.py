@@ -23,6 +23,7 @@ from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
 
 GAME = "what_the_shell"
+MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
 SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
 
 
@@ -233,7 +234,7 @@ class MCTSAgent:
             raise ValueError(f"min_share must be a number in [0, 1], got {min_share!r}")
         if not _number_in(exploration, 0.0, np.inf):
             raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
-        self.iterations = positive_int("iterations", iterations)
+        self.iterations = positive_int("iterations", iterations, high=MAX_NODES)
         self.time_limit = None if time_limit is None else float(time_limit)
         self.candidates = int(candidates)
         self.selection = choice("selection", selection, tuple(SELECTIONS))
@@ -241,7 +242,9 @@ class MCTSAgent:
         self.gamma = float(gamma)
         self.min_share = float(min_share)
         timed = self.time_limit is not None
-        capacity = positive_int("max_nodes", max_nodes) if timed else self.iterations + 1
+        capacity = (
+            positive_int("max_nodes", max_nodes, high=MAX_NODES) if timed else self.iterations + 1
+        )
         self._tree = search.new_tree(capacity, self.candidates)
         self.rng = np.random.default_rng(seed)
         self._fallback = GreedyAgent(seed)
