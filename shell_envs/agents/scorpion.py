@@ -90,7 +90,7 @@ class ScorpionView:
         fd = np.zeros(rules.N_COLUMNS, np.int8)
         if obs.shape == (_TABLEAU_SIZE,):
             _check_range(obs[:364], 0, 53, "tableau entries 0–363 (0 empty, 1–52 a card, 53 down)")
-            _check_range(obs[364:365], 0, 3, "tableau entry 364 (cards in the reserve: 0 or 3)")
+            _check_reserve(obs[364], "tableau entry 364")
             _check_range(obs[365:], 0, 4, "tableau entry 365 (sequences removed)")
             cells = obs[:364].reshape(rules.N_COLUMNS, rules.MAX_DEPTH)
             for c in range(rules.N_COLUMNS):
@@ -108,7 +108,7 @@ class ScorpionView:
             _check_range(up[:, 0], 0, 6, "cards locations of face-up cards (columns 0–6)")
             _check_range(up[:, 1], 0, rules.MAX_DEPTH - 1, "cards depths (0–51)")
             _check_range(obs[208:215], 0, 3, "cards entries 208–214 (face-down counts)")
-            _check_range(obs[215:216], 0, 3, "cards entry 215 (cards in the reserve: 0 or 3)")
+            _check_reserve(obs[215], "cards entry 215")
             _check_range(obs[216:], 0, 4, "cards entry 216 (sequences removed)")
             fd[:] = obs[208:215]
             tab[:, :] = -1
@@ -166,8 +166,8 @@ class ScorpionView:
         """The legal actions of ``action_mask`` (undo left out unless it is the only one).
 
         The view is checked when it was built directly, and the mask must have 365 or 366
-        entries and mark legal only moves that this position allows: anything else gets a
-        ``ValueError``, since the compiled search plays the marked moves as they are.
+        entries and mark legal only moves that this position allows (under either rule): anything
+        else gets a ``ValueError``, since the compiled search plays the marked moves as they are.
         """
         if not self.checked:
             check_view(self.tab, self.lens, self.fd, self.reserve, self.meta, self.unseen)
@@ -177,7 +177,9 @@ class ScorpionView:
         legal = _legal(mask)
         allowed = np.zeros(rules.N_ACTIONS_UNDO, np.bool_)
         out = np.empty(rules.N_ACTIONS, np.int64)
-        k = rules.legal_moves(*self.arrays(), out)
+        tab, lens, fd, reserve, meta = self.arrays()
+        meta[rules.M_RELAXED] = 1  # a superset of the Classic moves: masks of either rule pass
+        k = rules.legal_moves(tab, lens, fd, reserve, meta, out)
         allowed[out[:k]] = True
         allowed[rules.UNDO_ACTION] = True
         bad = legal[~allowed[legal]]
@@ -280,6 +282,12 @@ def _integers(observation: Any) -> np.ndarray:
     if obs.size and (obs.min() < -(2**31) or obs.max() > 2**31):
         raise ValueError("a Scorpion observation holds small whole numbers; got huge values")
     return obs.astype(np.int64)
+
+
+def _check_reserve(value: np.integer, what: str) -> None:
+    """The reserve count of an observation must be 0 or 3."""
+    if int(value) not in (0, 3):
+        raise ValueError(f"observation {what} (cards in the reserve) must be 0 or 3; got {value}")
 
 
 def _check_range(values: np.ndarray, low: int, high: int, what: str) -> None:

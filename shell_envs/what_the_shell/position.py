@@ -63,7 +63,10 @@ def position_to_arrays(
         if isinstance(cells, str) or not isinstance(cells, Iterable):
             raise ValueError(f"position[{key!r}] must be a list of cell names, got {cells!r}")
         for name in cells:
-            index = cell_index(name)
+            try:
+                index = cell_index(name)
+            except ValueError as exc:
+                raise ValueError(f"position[{key!r}]: {exc}") from None
             if index in owner:
                 raise ValueError(
                     f"cell {cell_name(index)} is used twice in the position "

@@ -186,7 +186,7 @@ def test_bad_options_and_positions():
         env.reset(options={"shuffle": True})
     bad = position({1: "KH"})
     bad["face_down"][0] = 1
-    with pytest.raises(ValueError, match=r"face_down.*\(column 1\) is 1, but the column has 1 card"):
+    with pytest.raises(ValueError, match=r"face_down.*\(column 1\) is 1, but the column has 1"):
         env.reset(options={"position": bad})
     missing = position({1: "KH"})
     missing["columns"][6].remove("4D")

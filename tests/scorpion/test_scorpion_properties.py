@@ -58,8 +58,8 @@ def test_engine_matches_an_independent_reference_model(seed, rule_set, reserve):
         legal = ref.legal()
         mask = info["action_mask"]
         assert set(np.flatnonzero(mask[:365]).tolist()) == legal
-        assert bool(mask[365]) == bool(ref.history)
-        choices = sorted(legal) + ([365] if ref.history and rng.random() < 0.25 else [])
+        assert bool(mask[365]) == bool(ref.history and legal)  # a finished game has no undo
+        choices = sorted(legal) + ([365] if ref.history and legal and rng.random() < 0.25 else [])
         if not choices:
             break
         a = int(rng.choice(choices))
