@@ -231,15 +231,34 @@ def run_bench(
             "python": platform.python_version(),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         },
-        "what_the_shell": tournament.summarize(
-            [s.label for s in wts_agents], games, ANCHOR, n_resamples=plan.bootstrap, seed=seed
+        "what_the_shell": _partial(
+            interrupted,
+            tournament.summarize,
+            [s.label for s in wts_agents],
+            games,
+            ANCHOR,
+            n_resamples=plan.bootstrap,
+            seed=seed,
         ),
-        "scorpion": patience.summarize([s.label for s in SCORPION_AGENTS], played),
+        "scorpion": _partial(
+            interrupted, patience.summarize, [s.label for s in SCORPION_AGENTS], played
+        ),
     }
     paths = report.write_all(summary, out)
     if interrupted:
         raise BenchInterrupted(paths)
     return summary, paths
+
+
+def _partial(interrupted: bool, summarize: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``summarize(*args, **kwargs)``; after an interrupt, None when the games that finished
+    cannot be summarized (ratings need games of every pair)."""
+    if not interrupted:
+        return summarize(*args, **kwargs)
+    try:
+        return summarize(*args, **kwargs)
+    except (ValueError, ZeroDivisionError, IndexError, KeyError):
+        return None
 
 
 class BenchInterrupted(KeyboardInterrupt):

@@ -85,8 +85,16 @@ def test_undoing_every_move_restores_the_start(seed, rule_set, n):
         legal = np.flatnonzero(info["action_mask"][:365])
         if len(legal) == 0:
             break
-        _, _, _, _, info = env.step(int(rng.choice(legal)))
+        _, _, terminated, _, info = env.step(int(rng.choice(legal)))
         played += 1
+        if terminated:  # game over means over: the env refuses undo, the rules still can
+            _, _, _, _, info = env.step(rules.UNDO_ACTION)
+            assert info["illegal"]
+            state = env.unwrapped.get_state()
+            assert rules.undo(*state.arrays) >= 0
+            env.unwrapped.set_state(state)
+            played -= 1
+            break
     for _ in range(played):
         _, _, _, _, info = env.step(rules.UNDO_ACTION)
         assert not info["illegal"]
