@@ -17,6 +17,7 @@ import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
+from shell_envs.core.validation import positive_int
 from shell_envs.scorpion import rules, search
 from shell_envs.scorpion.state import ScorpionState, check_layout
 
@@ -25,6 +26,7 @@ HIDDEN = search.HIDDEN
 RULES = ("classic", "relaxed")
 CLASSIC_SAMPLES = 20
 RELAXED_SAMPLES = 6
+MAX_SEARCH = 100_000  # lookahead: samples, rollouts and depth at most (compiled int64 loops)
 TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
 TIE_NOISE = 0.01  # greedy: random noise below any real difference in gain, to break ties
 _TABLEAU_SIZE = 366
@@ -169,8 +171,7 @@ class ScorpionView:
         entries and mark legal only moves that this position allows (under either rule): anything
         else gets a ``ValueError``, since the compiled search plays the marked moves as they are.
         """
-        if not self.checked:
-            check_view(self.tab, self.lens, self.fd, self.reserve, self.meta, self.unseen)
+        self._require_valid()
         mask = np.asarray(action_mask)
         if mask.shape not in ((rules.N_ACTIONS,), (rules.N_ACTIONS_UNDO,)):
             raise ValueError(f"action_mask must have 365 or 366 entries; got shape {mask.shape}")
@@ -209,12 +210,19 @@ class ScorpionView:
             self.meta.copy(),
         )
 
+    def _require_valid(self) -> None:
+        """Check a view built directly (not by a ``from_*`` method) before compiled code runs."""
+        if not self.checked:
+            check_view(self.tab, self.lens, self.fd, self.reserve, self.meta, self.unseen)
+
     def position_hash(self) -> int:
         """A hash of the visible layout, the same for positions a player cannot tell apart."""
+        self._require_valid()
         return int(search.position_hash(self.tab, self.lens, self.fd, self.meta))
 
     def determinize(self, rng: np.random.Generator) -> ScorpionState:
         """One full state consistent with the view: the unseen cards dealt at random into it."""
+        self._require_valid()
         tab, lens, fd, reserve, meta = self.arrays()
         seed = np.zeros(1, np.int64)
         rules.rng_seed(seed, int(rng.integers(2**62)))
@@ -432,10 +440,7 @@ class LookaheadAgent(_FairAgent):
     ) -> None:
         super().__init__(seed, rules)
         for key, value in (("samples", samples), ("rollouts", rollouts), ("depth", depth)):
-            if key == "samples" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{key} must be a positive integer, got {value!r}")
+            positive_int(key, value, allow_none=key == "samples", high=MAX_SEARCH)
         if not noise >= 0:
             raise ValueError(f"noise must be non-negative, got {noise!r}")
         self.samples = None if samples is None else int(samples)
