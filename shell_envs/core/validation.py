@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
+
 import numpy as np
 
 
@@ -82,8 +85,6 @@ def mapping(name: str, value: object, accepted: tuple[str, ...], what: str = "ke
     An unknown key is named, with the accepted key it most resembles (``facedown`` →
     ``face_down``).
     """
-    from collections.abc import Mapping
-
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -99,8 +100,6 @@ def mapping(name: str, value: object, accepted: tuple[str, ...], what: str = "ke
 
 def _suggest(key: object, accepted: tuple[str, ...]) -> str:
     """``'facedown' (did you mean 'face_down'?)`` or just ``'key'``."""
-    import difflib
-
     if isinstance(key, str):
         close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.6)
         if close:
@@ -120,15 +119,23 @@ def _bounds(low: int | None, high: int | None) -> str:
 
 
 def _show(value: object) -> str:
-    """A value for a message: its repr, shortened (a 5,000-digit number stays readable)."""
+    """A value for a message: its repr with its type, shortened (huge numbers by their size)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return shown(value)
     text = repr(value)
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and len(text) > 40:
-        return f"an integer of {len(text.lstrip('-'))} digits"
     if len(text) > 80:
         text = text[:77] + "..."
-    kind = type(value).__name__
-    return (
-        text
-        if isinstance(value, (int, str)) and not isinstance(value, bool)
-        else (f"{text} ({kind})")
-    )
+    return text if isinstance(value, str) else f"{text} ({type(value).__name__})"
+
+
+def shown(value: int | np.integer) -> str:
+    """An integer for a message: itself, or its size when it is huge.
+
+    Python refuses to write integers of over 4,300 digits, so a huge action or seed must never
+    be formatted whole.
+    """
+    number = int(value)
+    if abs(number).bit_length() <= 128:
+        return str(number)
+    digits = int(abs(number).bit_length() * 0.30103) + 1
+    return f"{'a negative' if number < 0 else 'an'} integer of about {digits} digits"

@@ -6,6 +6,9 @@ kerülhet” and „Szabály: a lapoknak azonos színűnek kell lenniük”.
 
 from __future__ import annotations
 
+import numpy as np
+
+from shell_envs.core.validation import shown
 from shell_envs.scorpion import rules
 from shell_envs.scorpion.cards import card_name
 
@@ -64,7 +67,7 @@ def message(
 ) -> str:
     """The one-line reason for check ``code``; ``card``/``top`` are indices, ``column`` is 1–7."""
     text = MESSAGES[lang][code].format(
-        action=action,
+        action=shown(action) if isinstance(action, (int, np.integer)) else action,
         last=last,
         card=card_name(card, lang) if card is not None else "",
         top=card_name(top, lang) if top is not None else "",

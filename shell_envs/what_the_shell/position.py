@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from shell_envs.core.validation import shown
 from shell_envs.what_the_shell import rules
 
 COLUMNS = "abcdefghi"
@@ -152,7 +153,8 @@ def describe_illegal(board: np.ndarray, action: Any) -> str | None:
         )
     if not 0 <= action < rules.CELLS:
         return (
-            f"action {int(action)} is out of range: actions are cell indices 0-80 (a1=0 ... i9=80)"
+            f"action {shown(action)} is out of range: actions are cell indices 0-80 "
+            "(a1=0 ... i9=80)"
         )
     value = int(board[action])
     if value != rules.EMPTY:

@@ -56,7 +56,14 @@ def test_an_action_that_is_not_one_integer_says_so_and_changes_nothing(bad, mode
 
 
 @FUZZ
-@given(bad=st.one_of(st.integers(max_value=-1), st.integers(min_value=366), HUGE))
+@given(
+    bad=st.one_of(
+        st.integers(max_value=-1),
+        st.integers(min_value=366),
+        HUGE,
+        st.sampled_from([10**5000, -(10**5000)]),  # beyond what Python will write out
+    )
+)
 def test_an_integer_out_of_range_is_refused_by_the_rules(bad):
     env = gym.make("shell_envs/Scorpion-v0", allow_undo=True)
     env.reset(seed=3)
@@ -91,6 +98,7 @@ def test_a_refused_action_then_legal_play_is_the_game_never_sent_it():
     "seed, fragment",
     [
         (2**70, "seed must be an integer from 0 to"),
+        pytest.param(10**5000, "got an integer of about 5001 digits", id="5000 digits"),
         (-1, "seed must be an integer from 0 to"),
         (3.0, "seed must be an integer"),
         ("5", "seed must be an integer"),

@@ -62,6 +62,7 @@ def test_parallel_illegal_cells_in_raise_mode_change_nothing():
     for actions, fragment in (
         ({"black": 40, "white": 12}, "black: cell e5 .* is occupied"),
         ({"black": 12, "white": 2**70}, "white: action .* is out of range"),
+        ({"black": 12, "white": 10**5000}, "white: action an integer of about 5001 digits"),
         ({"black": -1, "white": 12}, "black: action -1 is out of range"),
     ):
         with pytest.raises(IllegalMove, match=fragment):
