@@ -426,3 +426,37 @@ def test_make_vec_bad_actions_change_nothing_and_numpy_seeds_work():
     with pytest.raises(ValueError, match="an action must be one integer"):
         env.unwrapped.explain(0, 1.5)
     assert env.unwrapped.explain(0, 364) is None  # the reserve deal is legal at the start
+
+
+JUNK = st.one_of(
+    st.integers(-3, 60),
+    st.integers(),
+    st.floats(),
+    st.none(),
+    st.booleans(),
+    st.text(max_size=3),
+    st.lists(st.one_of(st.integers(-2, 55), st.sampled_from(["KS", "AH", "9D", "x"])), max_size=8),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    key=st.sampled_from(["columns", "face_down", "reserve", "removed", "score", "moves", "col"]),
+    index=st.integers(0, 6),
+    value=JUNK,
+)
+def test_any_position_accepted_is_a_possible_game(key, index, value):
+    """Whatever a position holds, from_position refuses it or builds a state check_state accepts."""
+    from shell_envs.scorpion.state import check_state
+
+    pos = valid_position()
+    if key in ("columns", "face_down") and not isinstance(value, list):
+        pos[key][index] = value  # one entry of a list field
+    else:
+        pos[key] = value
+    try:
+        state = ScorpionState.from_position(pos)
+    except ValueError:
+        return
+    check_state(state.arrays)
+    assert ScorpionState.from_position(state.position()) == state

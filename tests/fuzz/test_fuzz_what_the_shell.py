@@ -280,3 +280,30 @@ def test_position_cells_that_are_not_names_are_refused(key, value):
         with pytest.raises(ValueError, match=rf"position\['{key}'\]"):
             env.reset(options={"position": {key: value if value is None else [value]}})
     assert parallel_snapshot(env) == before
+
+
+CELL_NAMES = st.sampled_from([f"{c}{r}" for c in "abcdefghij" for r in range(0, 11)])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    black=st.lists(CELL_NAMES, max_size=8),
+    white=st.lists(CELL_NAMES, max_size=8),
+    eggs=st.lists(CELL_NAMES, max_size=8),
+    sudden=st.one_of(st.none(), st.booleans()),
+)
+def test_any_position_accepted_is_a_possible_game(black, white, eggs, sudden):
+    """Random cell lists: refused with a ValueError, or arrays check_arrays accepts."""
+    from shell_envs.what_the_shell.position import check_arrays, position_to_arrays
+
+    position = {"black": black, "white": white, "eggs": eggs}
+    if sudden is not None:
+        position["sudden_death"] = sudden
+    try:
+        arrays = position_to_arrays(position)
+    except ValueError:
+        return
+    check_arrays(*arrays)
+    env = what_the_shell_v0.parallel_env()
+    env.reset(options={"position": position})
+    assert env.position()["eggs"] == [e.lower() for e in eggs]
