@@ -10,6 +10,7 @@ the input ends the game politely.  Heavy modules are imported inside the command
 from __future__ import annotations
 
 import importlib.util
+import math
 import re
 import sys
 from pathlib import Path
@@ -17,6 +18,9 @@ from pathlib import Path
 import click
 
 from shell_envs import __version__
+from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
+
+MAX_ITERATIONS = 1_000_000  # mcts iterations per move (the search tree grows with them)
 
 WTS_OPPONENTS = ("random", "greedy", "mcts", "human")
 SCORPION_HELP = (
@@ -28,6 +32,13 @@ WTS_HELP = (
     "Type a cell: a column letter a-i and a row 1-9, e.g. 'e5' (a1 is the top-left cell). q = quit."
 )
 _MOVE = re.compile(r"^(10|[2-9tjqka])\s*([shdc♠♥♦♣])\s*(?:->|→|>|,|to|on)?\s*(\d+)$", re.I)
+
+
+def _finite(param: click.Parameter, value: float | None) -> float | None:
+    """A number option's value unless it is nan (which every range check lets through)."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number", param=param)
+    return value
 
 
 def _read(prompt: str) -> str | None:
@@ -67,7 +78,7 @@ def main() -> None:
 @click.option("--quick", is_flag=True, help="A smaller plan that finishes in about a minute.")
 @click.option(
     "--workers",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_WORKERS),
     default=None,
     help="Worker processes for the games (default: the CPUs available).",
 )
@@ -78,7 +89,9 @@ def main() -> None:
     show_default=True,
     help="Folder for results.json, results.md and results.png.",
 )
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Bench seed.")
+@click.option(
+    "--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Bench seed."
+)
 @click.option("--no-progress", is_flag=True, help="Hide the progress bars.")
 @click.option(
     "--agent",
@@ -87,8 +100,8 @@ def main() -> None:
     callback=lambda ctx, param, values: tuple(_model_agent(ctx, param, v) for v in values),
     help="Add a trained What the Shell model to the round robin: ppo:PATH (repeatable).",
 )
-@click.option("--games", type=click.IntRange(1), default=None, hidden=True)
-@click.option("--deals", type=click.IntRange(1), default=None, hidden=True)
+@click.option("--games", type=click.IntRange(1, MAX_GAMES), default=None, hidden=True)
+@click.option("--deals", type=click.IntRange(1, MAX_DEALS), default=None, hidden=True)
 def bench(
     quick: bool,
     workers: int | None,
@@ -107,18 +120,32 @@ def bench(
     moves).
     """
     from shell_envs.bench import report
-    from shell_envs.bench.runner import run_bench
 
-    results, paths = run_bench(
-        quick=quick,
-        workers=workers,
-        out=out,
-        seed=seed,
-        games_per_pair=games,
-        deals=deals,
-        progress=not no_progress,
-        extra_agents=agents,
-    )
+    try:
+        report.check_writable(out)  # before anything else: a bad --out fails at once
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--out'") from None
+    from shell_envs.bench.runner import BenchInterrupted, run_bench
+
+    try:
+        results, paths = run_bench(
+            quick=quick,
+            workers=workers,
+            out=out,
+            seed=seed,
+            games_per_pair=games,
+            deals=deals,
+            progress=not no_progress,
+            extra_agents=agents,
+        )
+    except BenchInterrupted as stop:
+        written = ", ".join(str(p) for p in stop.paths.values())
+        click.echo(
+            "\nInterrupted: "
+            + (f"the games that finished are in {written}." if written else "no game finished."),
+            err=True,
+        )
+        sys.exit(130)
     click.echo(report.markdown(results))
     click.echo("Wrote " + ", ".join(str(p) for p in paths.values()))
 
@@ -145,10 +172,12 @@ def play() -> None:
     show_default=True,
     help="Your colour against an agent.",
 )
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Agent seed.")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="Agent seed."
+)
 @click.option(
     "--iterations",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_ITERATIONS),
     default=400,
     show_default=True,
     help="Search iterations per move of the mcts opponent.",
@@ -235,9 +264,11 @@ def _parse_move(text: str) -> tuple[int | None, str | None]:
     if match is None:
         return None, f"Could not read {text!r}.  {SCORPION_HELP}"
     card = parse_card(match.group(1) + match.group(2))
-    column = int(match.group(3))
-    if not 1 <= column <= 7:
-        return None, f"There is no column {column}: columns are numbered 1 to 7."
+    digits = match.group(3)
+    column = int(digits) if len(digits) <= 3 else None  # never int() a 5,000-digit number
+    if column is None or not 1 <= column <= 7:
+        shown = digits if len(digits) <= 12 else f"{digits[:6]}… ({len(digits)} digits)"
+        return None, f"There is no column {shown}: columns are numbered 1 to 7."
     return card * 7 + column - 1, None
 
 
@@ -264,7 +295,9 @@ def _typed(action: int) -> str:
 
 
 @play.command("scorpion")
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Deal number.")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="Deal number."
+)
 @click.option(
     "--rules",
     type=click.Choice(["classic", "relaxed"]),
@@ -333,6 +366,17 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             if action is None:
                 last = problem or SCORPION_HELP
                 continue
+        stuck = not state.won and not info["action_mask"][: engine.N_ACTIONS].any()
+        if action == engine.UNDO_ACTION and stuck and state.moves > 0:
+            # the env ends a stuck game for good; at the terminal a player may still take
+            # the last move back, as a new position
+            taken = game.get_state()
+            points = engine.undo(*taken.arrays)
+            if points >= 0:
+                game.set_state(taken)
+                info = {"action_mask": game.action_masks()}
+                last = f"Undone ({-int(points):+d} points)." if points else "Undone."
+                continue
         reason = game.explain(action)
         if reason is not None:
             last = f"Refused: {reason}."
@@ -345,8 +389,15 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
 
 
 @main.command()
-@click.option("--seconds", type=click.FloatRange(0, min_open=True), default=1.0, show_default=True)
-@click.option("--repeats", type=click.IntRange(1), default=5, show_default=True)
+@click.option(
+    "--seconds",
+    type=click.FloatRange(0, 3600, min_open=True),
+    callback=lambda ctx, param, value: _finite(param, value),
+    default=1.0,
+    show_default=True,
+    help="Seconds per repeat of each workload (at most an hour).",
+)
+@click.option("--repeats", type=click.IntRange(1, 1000), default=5, show_default=True)
 @click.option(
     "--game",
     type=click.Choice(["all", "what-the-shell", "scorpion"]),

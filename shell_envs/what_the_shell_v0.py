@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from shell_envs.what_the_shell.encoders import register_encoder
 from shell_envs.what_the_shell.env import WhatTheShellEnv
@@ -24,9 +24,25 @@ def parallel_env(**kwargs: Any) -> WhatTheShellEnv:
     return WhatTheShellEnv(**kwargs)
 
 
+class WhatTheShellAEC(parallel_to_aec_wrapper):
+    """PettingZoo's parallel-to-AEC conversion, refusing a bad action at the step that sent it.
+
+    Each player's action is checked when it is sent (:meth:`WhatTheShellEnv.check_action`): a
+    value that is not an integer, or an illegal cell under ``illegal_action="raise"``, raises
+    there and then, and the game stays as it was, so the same player may simply try again.
+    """
+
+    def step(self, action: Any) -> None:
+        """Record (or, for the last player of the round, play) ``action`` of the current agent."""
+        agent = self.agent_selection
+        if not (self.terminations.get(agent) or self.truncations.get(agent)):
+            self.env.check_action(agent, action)
+        super().step(action)
+
+
 def env(**kwargs: Any):
     """The AEC form, wrapped like PettingZoo's own games (order enforcing)."""
-    return wrappers.OrderEnforcingWrapper(parallel_to_aec(WhatTheShellEnv(**kwargs)))
+    return wrappers.OrderEnforcingWrapper(WhatTheShellAEC(WhatTheShellEnv(**kwargs)))
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> WhatTheShellVectorEnv:
@@ -34,4 +50,4 @@ def vector_env(num_envs: int, **kwargs: Any) -> WhatTheShellVectorEnv:
     return WhatTheShellVectorEnv(num_envs, **kwargs)
 
 
-__all__ = ["env", "parallel_env", "raw_env", "register_encoder", "vector_env"]
+__all__ = ["WhatTheShellAEC", "env", "parallel_env", "raw_env", "register_encoder", "vector_env"]

@@ -10,21 +10,23 @@ are compiled in :mod:`shell_envs.scorpion.search` and play moves with the rules 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
+from shell_envs.core.validation import positive_int
 from shell_envs.scorpion import rules, search
-from shell_envs.scorpion.state import ScorpionState
+from shell_envs.scorpion.state import ScorpionState, check_layout
 
 GAME = "scorpion"
 HIDDEN = search.HIDDEN
 RULES = ("classic", "relaxed")
 CLASSIC_SAMPLES = 20
 RELAXED_SAMPLES = 6
+MAX_SEARCH = 100_000  # lookahead: samples, rollouts and depth at most (compiled int64 loops)
 TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
 TIE_NOISE = 0.01  # greedy: random noise below any real difference in gain, to break ties
 _TABLEAU_SIZE = 366
@@ -48,10 +50,19 @@ class ScorpionView:
     reserve: np.ndarray
     meta: np.ndarray
     unseen: np.ndarray
+    checked: bool = field(default=False, repr=False, compare=False)
 
     @classmethod
-    def from_state(cls, state: ScorpionState) -> ScorpionView:
-        """The player's view of a full game state: face-down and reserve cards are masked."""
+    def from_state(cls, state: ScorpionState, check: bool = True) -> ScorpionView:
+        """The player's view of a full game state: face-down and reserve cards are masked.
+
+        The state's layout is checked first (``ValueError`` naming what is wrong), unless
+        ``check=False`` (the caller vouches, as for an env's own state).
+        """
+        if not isinstance(state, ScorpionState):
+            raise ValueError(f"from_state needs a ScorpionState; got {type(state).__name__}")
+        if check:
+            check_layout(state.arrays)
         tab = state.tab.copy()
         depth = np.arange(rules.MAX_DEPTH)
         tab[depth[None, :] < state.fd[:, None]] = HIDDEN
@@ -59,12 +70,12 @@ class ScorpionView:
         meta = state.meta.copy()
         meta[rules.M_HIST_COUNT] = 0
         meta[rules.M_HIST_HEAD] = 0
-        return cls._build(tab, state.lens.copy(), state.fd.copy(), reserve, meta)
+        return cls._build(tab, state.lens.copy(), state.fd.copy(), reserve, meta, check=False)
 
     @classmethod
     def from_env(cls, env: Any) -> ScorpionView:
         """The view of the game in a ``Scorpion-v0`` env (wrapped or not)."""
-        return cls.from_state(env.unwrapped.get_state())
+        return cls.from_state(env.unwrapped.get_state(), check=False)  # env states are valid
 
     @classmethod
     def from_observation(cls, observation: Any, relaxed: bool = False) -> ScorpionView:
@@ -75,11 +86,14 @@ class ScorpionView:
         """
         if isinstance(observation, dict):
             observation = observation["observation"]
-        obs = np.asarray(observation).astype(np.int64)
+        obs = _integers(observation)
         tab = np.full((rules.N_COLUMNS, rules.MAX_DEPTH), -1, np.int8)
         lens = np.zeros(rules.N_COLUMNS, np.int8)
         fd = np.zeros(rules.N_COLUMNS, np.int8)
         if obs.shape == (_TABLEAU_SIZE,):
+            _check_range(obs[:364], 0, 53, "tableau entries 0–363 (0 empty, 1–52 a card, 53 down)")
+            _check_reserve(obs[364], "tableau entry 364")
+            _check_range(obs[365:], 0, 4, "tableau entry 365 (sequences removed)")
             cells = obs[:364].reshape(rules.N_COLUMNS, rules.MAX_DEPTH)
             for c in range(rules.N_COLUMNS):
                 n = int(np.count_nonzero(cells[c]))
@@ -90,6 +104,14 @@ class ScorpionView:
             gone = _whole_missing_suits(tab, removed)
         elif obs.shape == (_CARDS_SIZE,):
             cards = obs[:208].reshape(rules.N_CARDS, 4)
+            _check_range(cards[:, 3], 0, 1, "cards face-up flags")
+            _check_range(cards[:, 0], 0, 8, "cards locations (0–6 a column, 7 hidden, 8 removed)")
+            up = cards[cards[:, 3] == 1]
+            _check_range(up[:, 0], 0, 6, "cards locations of face-up cards (columns 0–6)")
+            _check_range(up[:, 1], 0, rules.MAX_DEPTH - 1, "cards depths (0–51)")
+            _check_range(obs[208:215], 0, 3, "cards entries 208–214 (face-down counts)")
+            _check_reserve(obs[215], "cards entry 215")
+            _check_range(obs[216:], 0, 4, "cards entry 216 (sequences removed)")
             fd[:] = obs[208:215]
             tab[:, :] = -1
             for c in range(rules.N_COLUMNS):
@@ -117,20 +139,56 @@ class ScorpionView:
 
     @classmethod
     def _build(
-        cls, tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, reserve: np.ndarray, meta: Any
+        cls,
+        tab: np.ndarray,
+        lens: np.ndarray,
+        fd: np.ndarray,
+        reserve: np.ndarray,
+        meta: Any,
+        check: bool = True,
     ) -> ScorpionView:
-        """Freeze the arrays and work out the unseen cards."""
+        """Freeze the arrays, work out the unseen cards and check that a game can look so."""
         known = np.zeros(rules.N_CARDS, np.bool_)
         known[tab[tab >= 0]] = True
-        for s in meta[rules.M_SLOTS : rules.M_SLOTS + int(meta[rules.M_REMOVED])]:
-            known[int(s) * 13 : int(s) * 13 + 13] = True
+        removed = int(meta[rules.M_REMOVED])
+        for s in meta[rules.M_SLOTS : rules.M_SLOTS + removed]:
+            if 0 <= s < 4:
+                known[int(s) * 13 : int(s) * 13 + 13] = True
         unseen = np.flatnonzero(~known).astype(np.int8)
         arrays = []
         for array in (tab, lens, fd, reserve, meta, unseen):
             array = np.ascontiguousarray(array)
             array.flags.writeable = False
             arrays.append(array)
-        return cls(*arrays)
+        if check:
+            check_view(*arrays)
+        return cls(*arrays, True)
+
+    def legal(self, action_mask: Any) -> np.ndarray:
+        """The legal actions of ``action_mask`` (undo left out unless it is the only one).
+
+        The view is checked when it was built directly, and the mask must have 365 or 366
+        entries and mark legal only moves that this position allows (under either rule): anything
+        else gets a ``ValueError``, since the compiled search plays the marked moves as they are.
+        """
+        self._require_valid()
+        mask = np.asarray(action_mask)
+        if mask.shape not in ((rules.N_ACTIONS,), (rules.N_ACTIONS_UNDO,)):
+            raise ValueError(f"action_mask must have 365 or 366 entries; got shape {mask.shape}")
+        legal = _legal(mask)
+        allowed = np.zeros(rules.N_ACTIONS_UNDO, np.bool_)
+        out = np.empty(rules.N_ACTIONS, np.int64)
+        tab, lens, fd, reserve, meta = self.arrays()
+        meta[rules.M_RELAXED] = 1  # a superset of the Classic moves: masks of either rule pass
+        k = rules.legal_moves(tab, lens, fd, reserve, meta, out)
+        allowed[out[:k]] = True
+        allowed[rules.UNDO_ACTION] = True
+        bad = legal[~allowed[legal]]
+        if bad.size:
+            raise ValueError(
+                f"action_mask marks action {int(bad[0])} legal, but the position does not allow it"
+            )
+        return legal
 
     @property
     def relaxed(self) -> bool:
@@ -152,18 +210,99 @@ class ScorpionView:
             self.meta.copy(),
         )
 
+    def _require_valid(self) -> None:
+        """Check a view built directly (not by a ``from_*`` method) before compiled code runs."""
+        if not self.checked:
+            check_view(self.tab, self.lens, self.fd, self.reserve, self.meta, self.unseen)
+
     def position_hash(self) -> int:
         """A hash of the visible layout, the same for positions a player cannot tell apart."""
+        self._require_valid()
         return int(search.position_hash(self.tab, self.lens, self.fd, self.meta))
 
     def determinize(self, rng: np.random.Generator) -> ScorpionState:
         """One full state consistent with the view: the unseen cards dealt at random into it."""
+        self._require_valid()
         tab, lens, fd, reserve, meta = self.arrays()
         seed = np.zeros(1, np.int64)
         rules.rng_seed(seed, int(rng.integers(2**62)))
         search.fill_hidden(tab, lens, fd, reserve, self.unseen, len(self.unseen), seed)
         hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
         return ScorpionState((tab, lens, fd, reserve, meta, hist))
+
+
+def check_view(tab: Any, lens: Any, fd: Any, reserve: Any, meta: Any, unseen: Any) -> None:
+    """Raise ``ValueError`` unless the arrays are what a player can see of some game.
+
+    As :func:`~shell_envs.scorpion.state.check_layout`, with :data:`HIDDEN` in place of every
+    face-down card and undealt reserve card, and ``unseen`` listing exactly the cards neither
+    face up nor removed, one per hidden place: so the compiled search never reads outside an
+    array.
+    """
+    shapes = (
+        ("tab", tab, (rules.N_COLUMNS, rules.MAX_DEPTH), np.int8),
+        ("lens", lens, (rules.N_COLUMNS,), np.int8),
+        ("fd", fd, (rules.N_COLUMNS,), np.int8),
+        ("reserve", reserve, (3,), np.int8),
+        ("meta", meta, (rules.META_SIZE,), np.int32),
+    )
+    for name, array, shape, dtype in shapes:
+        if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
+            raise ValueError(f"view.{name} must be {np.dtype(dtype).name} of shape {shape}")
+    if not isinstance(unseen, np.ndarray) or unseen.ndim != 1 or unseen.dtype.kind not in "iu":
+        raise ValueError("view.unseen must be a 1-D integer array of card indices")
+    if lens.min() < 0 or lens.max() > rules.MAX_DEPTH or fd.min() < 0 or fd.max() > 3:
+        raise ValueError(f"view.lens {lens.tolist()} must be 0–52 and view.fd {fd.tolist()} 0–3")
+    # a full state with the hidden places filled by the unseen cards must be a possible game
+    down = np.arange(rules.MAX_DEPTH)[None, :] < fd[:, None]
+    hidden = tab == HIDDEN
+    if np.any(hidden != down):
+        c = int(np.flatnonzero(np.any(hidden != down, axis=1))[0])
+        raise ValueError(
+            f"view.tab column {c + 1}: exactly its {int(fd[c])} face-down cards must be hidden (-2)"
+        )
+    in_reserve = reserve == HIDDEN
+    if np.any(~in_reserve & (reserve != -1)):
+        raise ValueError(f"view.reserve must be all hidden (-2) or all dealt (-1); got {reserve}")
+    n_hidden = int(hidden.sum())
+    places = n_hidden + int(in_reserve.sum())
+    if len(unseen) != places or len(set(unseen.tolist())) != places:
+        raise ValueError(
+            f"view.unseen lists {len(unseen)} cards for {places} hidden places (face-down cards "
+            "and undealt reserve cards): the view is not one a game can show"
+        )
+    if places and (unseen.min() < 0 or unseen.max() >= rules.N_CARDS):
+        raise ValueError("view.unseen must list card indices 0–51")
+    tab, reserve = tab.copy(), reserve.copy()
+    tab[hidden] = unseen[:n_hidden]
+    reserve[in_reserve] = unseen[n_hidden:]
+    check_layout((tab, lens, fd, reserve, meta))
+
+
+def _integers(observation: Any) -> np.ndarray:
+    """An observation as int64, refusing non-numbers and non-integral or non-finite values."""
+    obs = np.asarray(observation)
+    if obs.dtype.kind == "f":
+        if not np.all(np.isfinite(obs)) or np.any(obs != np.round(obs)):
+            raise ValueError("a Scorpion observation holds whole numbers; got fractions or nan/inf")
+    elif obs.dtype.kind not in "iub":
+        raise ValueError(f"a Scorpion observation holds numbers; got dtype {obs.dtype}")
+    if obs.size and (obs.min() < -(2**31) or obs.max() > 2**31):
+        raise ValueError("a Scorpion observation holds small whole numbers; got huge values")
+    return obs.astype(np.int64)
+
+
+def _check_reserve(value: np.integer, what: str) -> None:
+    """The reserve count of an observation must be 0 or 3."""
+    if int(value) not in (0, 3):
+        raise ValueError(f"observation {what} (cards in the reserve) must be 0 or 3; got {value}")
+
+
+def _check_range(values: np.ndarray, low: int, high: int, what: str) -> None:
+    """Raise ``ValueError`` naming ``what`` unless every value is in ``[low, high]``."""
+    bad = values[(values < low) | (values > high)]
+    if bad.size:
+        raise ValueError(f"observation {what} must be {low}–{high}; got {int(bad[0])}")
 
 
 def _whole_missing_suits(tab: np.ndarray, removed: int) -> list[int]:
@@ -177,6 +316,13 @@ def _legal(action_mask: np.ndarray) -> np.ndarray:
     legal = legal_actions(action_mask)
     moves = legal[legal != rules.UNDO_ACTION]
     return moves if moves.size else legal
+
+
+def _view(state: Any) -> ScorpionView:
+    """``state`` if it is a :class:`ScorpionView`, else a ``ValueError``."""
+    if not isinstance(state, ScorpionView):
+        raise ValueError(f"state must be a ScorpionView; got {type(state).__name__}")
+    return state
 
 
 def _check_rules(value: str) -> bool:
@@ -238,7 +384,7 @@ class GreedyAgent(_FairAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The greedy move for ``state``."""
-        legal = _legal(action_mask)
+        legal = _view(state).legal(action_mask)
         visited = self._remember(state)
         if legal.size == 1:
             return int(legal[0])
@@ -294,10 +440,7 @@ class LookaheadAgent(_FairAgent):
     ) -> None:
         super().__init__(seed, rules)
         for key, value in (("samples", samples), ("rollouts", rollouts), ("depth", depth)):
-            if key == "samples" and value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{key} must be a positive integer, got {value!r}")
+            positive_int(key, value, allow_none=key == "samples", high=MAX_SEARCH)
         if not noise >= 0:
             raise ValueError(f"noise must be non-negative, got {noise!r}")
         self.samples = None if samples is None else int(samples)
@@ -308,7 +451,7 @@ class LookaheadAgent(_FairAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The move with the best mean rollout value over sampled deals of the hidden cards."""
-        legal = _legal(action_mask)
+        legal = _view(state).legal(action_mask)
         visited = self._remember(state)
         if legal.size == 1:
             return int(legal[0])

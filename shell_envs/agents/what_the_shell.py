@@ -10,7 +10,7 @@ and run on the rules engine (:mod:`shell_envs.what_the_shell.search`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,8 +20,10 @@ from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, positive_int
 from shell_envs.what_the_shell import rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
+from shell_envs.what_the_shell.position import check_arrays
 
 GAME = "what_the_shell"
+MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
 SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
 
 
@@ -37,20 +39,31 @@ class WhatTheShellView:
     eggs: np.ndarray
     meta: np.ndarray
     player: int
+    checked: bool = field(default=False, repr=False, compare=False)
 
     @classmethod
     def of(
-        cls, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int
+        cls, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int, check: bool = True
     ) -> WhatTheShellView:
-        """A view over read-only copies of the arrays, as seen by ``player``."""
-        if player not in (rules.BLACK, rules.WHITE):
+        """A view over read-only copies of the arrays, as seen by ``player``.
+
+        The arrays are checked (:func:`~shell_envs.what_the_shell.position.check_arrays`): a
+        state no game can have gets a ``ValueError`` (``check=False``: the caller vouches).
+        """
+        if isinstance(player, (bool, np.bool_)) or player not in (rules.BLACK, rules.WHITE):
             raise ValueError(f"player must be rules.BLACK (1) or rules.WHITE (2), got {player!r}")
         arrays = []
         for array, dtype in ((board, np.int8), (eggs, np.int8), (meta, np.int32)):
+            if check and not _fits(array, dtype):
+                raise ValueError(
+                    f"the view's arrays must hold {np.dtype(dtype).name} values; got {array!r:.60}"
+                )
             copy = np.array(array, dtype=dtype)
             copy.flags.writeable = False
             arrays.append(copy)
-        return cls(arrays[0], arrays[1], arrays[2], int(player))
+        if check:
+            check_arrays(*arrays)
+        return cls(arrays[0], arrays[1], arrays[2], int(player), True)
 
     @classmethod
     def from_env(cls, env: Any, agent: str) -> WhatTheShellView:
@@ -58,7 +71,7 @@ class WhatTheShellView:
         player = {"black": rules.BLACK, "white": rules.WHITE}.get(agent)
         if player is None:
             raise ValueError(f"agent must be 'black' or 'white', got {agent!r}")
-        return cls.of(env.board, env.eggs, env.meta, player)
+        return cls.of(env.board, env.eggs, env.meta, player, check=False)  # env states are valid
 
     @classmethod
     def from_observation(cls, observation: Any) -> WhatTheShellView:
@@ -89,7 +102,35 @@ class WhatTheShellView:
         eggs[: order.size] = order
         meta[rules.N_EGGS] = order.size
         meta[rules.SUDDEN_DEATH] = int(sudden)
-        return cls.of(board, eggs, meta, rules.BLACK)
+        return cls.of(board, eggs, meta, rules.BLACK, check=False)  # valid by construction
+
+    def legal(self, action_mask: Any) -> np.ndarray:
+        """The legal cells of ``action_mask`` after checking the view and the mask.
+
+        A view built directly (not through :meth:`of`) is checked here; a mask that is not 81
+        entries or marks an occupied cell legal gets a ``ValueError``.
+        """
+        if not self.checked:
+            WhatTheShellView.of(self.board, self.eggs, self.meta, self.player)
+        mask = np.asarray(action_mask)
+        if mask.shape != (rules.CELLS,):
+            raise ValueError(f"action_mask must have 81 entries; got shape {mask.shape}")
+        legal = legal_actions(mask)
+        occupied = legal[self.board[legal] != rules.EMPTY]
+        if occupied.size:
+            raise ValueError(
+                f"action_mask marks cell {int(occupied[0])} legal, but it is occupied in the view"
+            )
+        return legal
+
+
+def _fits(array: Any, dtype: type) -> bool:
+    """Whether ``array`` holds integers that ``dtype`` represents exactly (no silent wrap)."""
+    values = np.asarray(array)
+    if values.dtype.kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return values.size == 0 or (info.min <= values.min() and values.max() <= info.max)
 
 
 def _number_in(value: Any, low: float, high: float, low_open: bool = False) -> bool:
@@ -97,6 +138,13 @@ def _number_in(value: Any, low: float, high: float, low_open: bool = False) -> b
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         return False
     return (low < value if low_open else low <= value) and value <= high
+
+
+def _checked(state: Any) -> WhatTheShellView:
+    """``state`` if it is a :class:`WhatTheShellView`, else a ``ValueError``."""
+    if not isinstance(state, WhatTheShellView):
+        raise ValueError(f"state must be a WhatTheShellView; got {type(state).__name__}")
+    return state
 
 
 class RandomAgent(BaseRandomAgent):
@@ -129,7 +177,7 @@ class GreedyAgent:
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The best legal cell for ``state.player``."""
-        legal = legal_actions(action_mask)
+        legal = _checked(state).legal(action_mask)
         board = state.board.copy()
         search.score_cells(board, state.eggs.copy(), state.meta.copy(), state.player, self._scores)
         scores = self._scores[legal]
@@ -186,7 +234,7 @@ class MCTSAgent:
             raise ValueError(f"min_share must be a number in [0, 1], got {min_share!r}")
         if not _number_in(exploration, 0.0, np.inf):
             raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
-        self.iterations = positive_int("iterations", iterations)
+        self.iterations = positive_int("iterations", iterations, high=MAX_NODES)
         self.time_limit = None if time_limit is None else float(time_limit)
         self.candidates = int(candidates)
         self.selection = choice("selection", selection, tuple(SELECTIONS))
@@ -194,7 +242,9 @@ class MCTSAgent:
         self.gamma = float(gamma)
         self.min_share = float(min_share)
         timed = self.time_limit is not None
-        capacity = positive_int("max_nodes", max_nodes) if timed else self.iterations + 1
+        capacity = (
+            positive_int("max_nodes", max_nodes, high=MAX_NODES) if timed else self.iterations + 1
+        )
         self._tree = search.new_tree(capacity, self.candidates)
         self.rng = np.random.default_rng(seed)
         self._fallback = GreedyAgent(seed)
@@ -216,7 +266,7 @@ class MCTSAgent:
         When ``action_mask`` allows none of the searched candidates, the greedy choice within
         the mask is played instead.
         """
-        legal = legal_actions(action_mask)
+        legal = _checked(state).legal(action_mask)
         side = 0 if state.player == rules.BLACK else 1
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True

@@ -7,9 +7,14 @@ the 50% line, and Scorpion win rates per rule with Wilson intervals.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import tempfile
+import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -46,6 +51,12 @@ def markdown(results: dict[str, Any]) -> str:
         f"Mode `{meta['mode']}`, seed {meta['seed']}, {meta['workers']} worker(s), "
         f"{meta['wall_seconds']:.0f} s wall time; {meta['created']}.",
     ]
+    if meta.get("interrupted"):
+        lines += [
+            "",
+            f"**Interrupted** (Ctrl-C): only the games of {meta['chunks_finished']} chunks "
+            "finished; the figures below cover those alone.",
+        ]
     wts = results.get("what_the_shell")
     if wts:
         agents = ", ".join(_agent_line(s) for s in meta["what_the_shell_agents"])
@@ -104,7 +115,7 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot(results: dict[str, Any], path: str | Path) -> None:
+def plot(results: dict[str, Any], path: str | Path | BinaryIO) -> None:
     """Write the PNG: ratings, head-to-head shares and Scorpion win rates, with intervals."""
     from matplotlib.figure import Figure
 
@@ -165,19 +176,81 @@ def plot(results: dict[str, Any], path: str | Path) -> None:
         ax.set_ylim(0, 100)
         ax.set_title(f"Scorpion: win rate over {results['meta']['deals']} deals")
         ax.legend()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, format="png")
+
+
+def check_writable(out: str | Path) -> Path:
+    """Make sure the results folder ``out`` exists and takes files; ``ValueError`` if not.
+
+    Called before any game starts, so a read-only or impossible place fails at once instead
+    of after the whole bench.
+    """
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-test-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise ValueError(
+            f"cannot write the results to {str(folder)!r}: {exc.strerror or exc}"
+        ) from None
+    return folder
 
 
 def write_all(results: dict[str, Any], out: str | Path) -> dict[str, Path]:
-    """Write ``results.json``, ``results.md`` and ``results.png`` into ``out``; returns paths."""
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write ``results.json``, ``results.md`` and ``results.png`` into ``out``; returns paths.
+
+    Each file is written to a temporary file beside it and then moved into place
+    (``os.replace``) with Ctrl-C held back for those few moves, so an interrupt at any moment
+    leaves either the old file or the complete new one, never a broken one.
+    """
+    folder = check_writable(out)
     paths = {
         "json": folder / JSON_NAME,
         "markdown": folder / MARKDOWN_NAME,
         "png": folder / PNG_NAME,
     }
-    paths["json"].write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    paths["markdown"].write_text(markdown(results), encoding="utf-8")
-    plot(results, paths["png"])
+    temps: dict[str, Path] = {}
+    try:
+        for key, write in (
+            ("json", lambda f: f.write((json.dumps(results, indent=2) + "\n").encode())),
+            ("markdown", lambda f: f.write(markdown(results).encode())),
+            ("png", lambda f: plot(results, f)),
+        ):
+            fd, name = tempfile.mkstemp(prefix=f".{paths[key].name}.", dir=folder)
+            temps[key] = Path(name)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+            os.chmod(temps[key], 0o666 & ~_umask())  # as an ordinary new file, not mkstemp's 0600
+        with _holding_interrupts():
+            for key, temp in temps.items():
+                os.replace(temp, paths[key])
+    finally:
+        for temp in temps.values():
+            if temp.exists():
+                temp.unlink()
     return paths
+
+
+def _umask() -> int:
+    """The process's file-creation mask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def _holding_interrupts():
+    """Delay Ctrl-C (SIGINT) until the block is done; a no-op outside the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[Any] = []
+    previous = signal.signal(signal.SIGINT, lambda *args: caught.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            raise KeyboardInterrupt

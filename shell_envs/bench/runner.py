@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import os
 import platform
+import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -25,8 +26,17 @@ from typing import Any
 from tqdm import tqdm
 
 from shell_envs import __version__
-from shell_envs.bench import patience, report, tournament
+from shell_envs.bench import (
+    MAX_DEALS,
+    MAX_GAMES,
+    MAX_SEED,
+    MAX_WORKERS,
+    patience,
+    report,
+    tournament,
+)
 from shell_envs.bench.tournament import AgentSpec
+from shell_envs.core.validation import integer, positive_int
 
 WTS_AGENTS = (
     AgentSpec("random", "random"),
@@ -135,11 +145,13 @@ def run_bench(
         deals if deals is not None else plan.deals,
         plan.bootstrap,
     )
-    if plan.games_per_pair < 1 or plan.deals < 1:
-        raise ValueError("games per pair and deals must be at least 1")
-    workers = default_workers() if workers is None else int(workers)
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+    positive_int("games_per_pair", plan.games_per_pair, high=MAX_GAMES)
+    positive_int("deals", plan.deals, high=MAX_DEALS)
+    workers = (
+        default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
+    )
+    integer("seed", seed, 0, MAX_SEED)
+    report.check_writable(out)  # before any game: a bad --out fails now, not after the bench
     start = time.perf_counter()
     tasks = _tasks(plan, seed, wts_agents)
     results: dict[int, list[Any]] = {}
@@ -167,25 +179,37 @@ def run_bench(
         bars[tasks[k][1]].update(tasks[k][2])
 
     costliest_first = sorted(range(len(tasks)), key=lambda k: -tasks[k][0])
+    interrupted = False
     try:
         if workers == 1:
             for k in costliest_first:
                 collect(k, _timed(tasks[k][3], *tasks[k][4]))
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+            try:
                 futures = {
                     pool.submit(_timed, tasks[k][3], *tasks[k][4]): k for k in costliest_first
                 }
                 for future in as_completed(futures):
                     collect(futures[future], future.result())
+            except KeyboardInterrupt:
+                _stop(pool)
+                raise
+            pool.shutdown()
+    except KeyboardInterrupt:
+        interrupted = True  # stop at once; what finished is kept below
     finally:
         for bar in bars.values():
             bar.close()
-    games = [g for k in range(len(tasks)) if tasks[k][1] == "wts" for g in results[k]]
-    played = [d for k in range(len(tasks)) if tasks[k][1] == "scorpion" for d in results[k]]
+    if interrupted and not results:
+        raise BenchInterrupted({})
+    games = [g for k in sorted(results) if tasks[k][1] == "wts" for g in results[k]]
+    played = [d for k in sorted(results) if tasks[k][1] == "scorpion" for d in results[k]]
     summary = {
         "meta": {
             "mode": "quick" if quick else "default",
+            "interrupted": interrupted,
+            "chunks_finished": f"{len(results)} of {len(tasks)}",
             "seed": seed,
             "workers": workers,
             "games_per_pair": plan.games_per_pair,
@@ -207,13 +231,58 @@ def run_bench(
             "python": platform.python_version(),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         },
-        "what_the_shell": tournament.summarize(
-            [s.label for s in wts_agents], games, ANCHOR, n_resamples=plan.bootstrap, seed=seed
+        "what_the_shell": _partial(
+            interrupted,
+            tournament.summarize,
+            [s.label for s in wts_agents],
+            games,
+            ANCHOR,
+            n_resamples=plan.bootstrap,
+            seed=seed,
         ),
-        "scorpion": patience.summarize([s.label for s in SCORPION_AGENTS], played),
+        "scorpion": _partial(
+            interrupted, patience.summarize, [s.label for s in SCORPION_AGENTS], played
+        ),
     }
     paths = report.write_all(summary, out)
+    if interrupted:
+        raise BenchInterrupted(paths)
     return summary, paths
+
+
+def _partial(interrupted: bool, summarize: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``summarize(*args, **kwargs)``; after an interrupt, None when the games that finished
+    cannot be summarized (ratings need games of every pair)."""
+    if not interrupted:
+        return summarize(*args, **kwargs)
+    try:
+        return summarize(*args, **kwargs)
+    except (ValueError, ZeroDivisionError, IndexError, KeyError):
+        return None
+
+
+class BenchInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the bench; ``paths`` are the result files of the games that finished."""
+
+    def __init__(self, paths: dict[str, Path]) -> None:
+        super().__init__("the bench was interrupted")
+        self.paths = paths
+
+
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C is the main process's to handle (it stops the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop a pool now: drop the queued chunks and end the workers mid-chunk."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
 
 
 def _spec(spec: AgentSpec) -> dict[str, Any]:

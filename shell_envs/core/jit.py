@@ -9,17 +9,25 @@ Compiled code is cached on disk.  Numba's own cache checks only the file a funct
 defined in, so a function that calls rules from another module could keep running stale
 code after an edit or an upgrade.  The cache therefore lives in a folder named after a
 fingerprint of the contents of every package module that compiles code: change any of them
-and everything is compiled afresh (plain-Python modules do not count).
+and everything is compiled afresh (plain-Python modules do not count).  A damaged cache file
+is removed and its function compiled again (one warning), and without a usable home
+directory the cache moves to the temporary directory (one warning).
 """
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import hashlib
 import os
+import tempfile
+import warnings
 from pathlib import Path
+from typing import Any
 
 import numba
 from numba import njit, prange
+from numba.core import caching
 
 __all__ = ["jit", "jit_inline", "jit_parallel", "prange", "cache_dir"]
 
@@ -36,15 +44,96 @@ def _fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
+def _writable(folder: Path) -> bool:
+    """Whether ``folder`` exists (or can be made) and takes new files."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError:
+        return False
+    return True
+
+
+def _home_cache() -> Path | None:
+    """``~/.cache/shell_envs`` (or under ``XDG_CACHE_HOME``), None without a usable home."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "shell_envs"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError, OSError):  # no HOME and no password entry
+        return None
+    if not home.is_absolute() or str(home) == "/":
+        return None
+    return home / ".cache" / "shell_envs"
+
+
 def cache_dir() -> Path:
-    """Where compiled code is cached: under ``NUMBA_CACHE_DIR`` if set, else the user cache."""
-    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache"), "shell_envs"
+    """Where compiled code is cached: under ``NUMBA_CACHE_DIR`` if set, else the user cache.
+
+    Without a usable home directory (none at all, or one that takes no files) the cache goes
+    to a per-user folder in the temporary directory instead, with a warning.
+    """
+    leaf = f"numba-{_fingerprint()}"
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    if chosen:
+        return Path(chosen) / leaf
+    home = _home_cache()
+    if home is not None and _writable(home / leaf):
+        return home / leaf
+    uid = os.getuid() if hasattr(os, "getuid") else "user"
+    fallback = Path(tempfile.gettempdir()) / f"shell_envs-{uid}" / leaf
+    warnings.warn(
+        f"shell_envs: no writable cache under the home directory ({home}); compiled code is "
+        f"cached in {fallback} instead (set NUMBA_CACHE_DIR to choose)",
+        RuntimeWarning,
+        stacklevel=2,
     )
-    return Path(base) / f"numba-{_fingerprint()}"
+    return fallback
 
 
 numba.config.CACHE_DIR = str(cache_dir())
+
+
+_original_load_overload = caching.Cache.load_overload
+_damaged_warned = False
+
+
+def _load_overload_or_recompile(self, sig, target_context):
+    """Numba's cache lookup, turning a damaged cache file into a miss.
+
+    A truncated or corrupted index or data file (an interrupted write, a full disk) would
+    otherwise raise an unpickling error on every later start.  The function's cache files are
+    removed, a warning is given once, and numba compiles the function afresh and caches it.
+    """
+    try:
+        return _original_load_overload(self, sig, target_context)
+    except Exception as exc:  # any failure to read the cache is a miss
+        _discard_cache_files(self, exc)
+        return None
+
+
+def _discard_cache_files(cache: Any, exc: Exception) -> None:
+    """Delete the index and data files of ``cache`` (a numba ``Cache``) and warn once."""
+    global _damaged_warned
+    index = Path(getattr(cache._cache_file, "_index_path", ""))
+    if index.suffix == ".nbi":
+        for path in index.parent.glob(glob.escape(index.stem) + "*"):
+            with contextlib.suppress(OSError):
+                path.unlink()
+    if not _damaged_warned:
+        _damaged_warned = True
+        warnings.warn(
+            f"shell_envs: a damaged file in the compile cache ({index.parent}) was removed "
+            f"and the code is compiled afresh ({type(exc).__name__}: {exc})",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+
+
+caching.Cache.load_overload = _load_overload_or_recompile
 # Parallel batch loops must not spin while another process holds the other core.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Mapping
+
 import numpy as np
 
 
@@ -19,11 +22,120 @@ def flag(name: str, value: object) -> bool:
     return bool(value)
 
 
-def positive_int(name: str, value: object, allow_none: bool = False) -> int | None:
-    """``value`` as an int if it is a positive integer (or None when allowed), else ValueError."""
+def positive_int(
+    name: str, value: object, allow_none: bool = False, high: int = 2**62
+) -> int | None:
+    """``value`` as an int if it is a positive integer up to ``high`` (or None when allowed).
+
+    Anything else gets a ``ValueError``; the bound keeps huge numbers (``2**70``) from reaching
+    a fixed-size integer as an ``OverflowError``.
+    """
     if value is None and allow_none:
         return None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        accepted = "a positive integer or None" if allow_none else "a positive integer"
-        raise ValueError(f"{name} must be {accepted}; got {value!r}")
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, np.integer))
+        or not 1 <= value <= high
+    ):
+        accepted = "a positive integer" + (" or None" if allow_none else "") + f", at most {high}"
+        raise ValueError(f"{name} must be {accepted}; got {_show(value)}")
     return int(value)
+
+
+def integer(name: str, value: object, low: int | None = None, high: int | None = None) -> int:
+    """``value`` as an int if it is an integer (Python or numpy, not a bool) in ``[low, high]``.
+
+    Anything else gets a ``ValueError`` naming ``name``, what is accepted and the value given,
+    so huge numbers never reach a fixed-size integer as an ``OverflowError``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer{_bounds(low, high)}; got {_show(value)}")
+    number = int(value)
+    if (low is not None and number < low) or (high is not None and number > high):
+        raise ValueError(f"{name} must be an integer{_bounds(low, high)}; got {_show(number)}")
+    return number
+
+
+def seed(name: str, value: object, high: int | None = None) -> int | None:
+    """A seed: None, or a non-negative integer (numpy integers too) up to ``high``."""
+    if value is None:
+        return None
+    return integer(name, value, 0, high)
+
+
+def action_index(value: object, n_actions: int) -> int:
+    """One integer action (an int, a numpy integer or a one-element integer array).
+
+    Anything else (a float, a string, a bool, a list, a longer array) gets a ``ValueError``
+    saying that the action must be one integer and what was given; the range is the rules'
+    business, so an out-of-range integer is returned as it is.
+    """
+    if type(value) is int:
+        return value
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.shape in ((), (1,)):
+        return int(value.reshape(())[()])
+    raise ValueError(f"an action must be one integer 0–{n_actions - 1}; got {_show(value)}")
+
+
+def mapping(name: str, value: object, accepted: tuple[str, ...], what: str = "key") -> dict:
+    """``value`` as a dict (None: empty) whose keys are all ``accepted``, else ``ValueError``.
+
+    An unknown key is named, with the accepted key it most resembles (``facedown`` →
+    ``face_down``).
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must be a dict; got {_show(value)}")
+    unknown = [k for k in value if k not in accepted]
+    if unknown:
+        raise ValueError(
+            f"unknown {what}(s) in {name}: {', '.join(_suggest(k, accepted) for k in unknown)}; "
+            f"accepted: {', '.join(map(repr, accepted))}"
+        )
+    return dict(value)
+
+
+def _suggest(key: object, accepted: tuple[str, ...]) -> str:
+    """``'facedown' (did you mean 'face_down'?)`` or just ``'key'``."""
+    if isinstance(key, str):
+        close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.6)
+        if close:
+            return f"{key!r} (did you mean {close[0]!r}?)"
+    return repr(key)
+
+
+def _bounds(low: int | None, high: int | None) -> str:
+    """`` from 0 to 9`` / `` ≥ 0`` / ``''``."""
+    if low is not None and high is not None:
+        return f" from {low} to {high}"
+    if low is not None:
+        return f" ≥ {low}"
+    if high is not None:
+        return f" ≤ {high}"
+    return ""
+
+
+def _show(value: object) -> str:
+    """A value for a message: its repr with its type, shortened (huge numbers by their size)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return shown(value)
+    text = repr(value)
+    if len(text) > 80:
+        text = text[:77] + "..."
+    return text if isinstance(value, str) else f"{text} ({type(value).__name__})"
+
+
+def shown(value: int | np.integer) -> str:
+    """An integer for a message: itself, or its size when it is huge.
+
+    Python refuses to write integers of over 4,300 digits, so a huge action or seed must never
+    be formatted whole.
+    """
+    number = int(value)
+    if abs(number).bit_length() <= 128:
+        return str(number)
+    digits = int(abs(number).bit_length() * 0.30103) + 1
+    return f"{'a negative' if number < 0 else 'an'} integer of about {digits} digits"

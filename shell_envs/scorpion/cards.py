@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 SUITS = "SHDC"
 RANKS = "A23456789TJQK"
 SUIT_SYMBOLS = "♠♥♦♣"
@@ -53,22 +55,31 @@ def card_name(index: int, lang: str = "en") -> str:
 
 
 def parse_card(code: object) -> int:
-    """Card index of a code such as ``"4H"``, ``"th"``, ``"10H"`` or ``"4♥"``; ints 0–51 pass."""
-    if isinstance(code, bool):
+    """Card index of a code such as ``"4H"``, ``"th"``, ``"10H"`` or ``"4♥"``; ints 0–51 pass.
+
+    Numpy strings and integers count as strings and ints; floats (even ``3.0``), bools and
+    anything else are refused with a ``ValueError`` naming the value.
+    """
+    if isinstance(code, np.ndarray) and code.ndim == 0:
+        code = code[()]
+    if isinstance(code, (bool, np.bool_)):
         raise ValueError(f"not a card code: {code!r}")
-    if isinstance(code, int) or (hasattr(code, "dtype") and getattr(code, "ndim", 1) == 0):
-        value = int(code)  # type: ignore[call-overload]
+    if isinstance(code, (int, np.integer)):
+        value = int(code)
         if not 0 <= value < N_CARDS:
             raise ValueError(f"card index must be 0–51, got {value}")
         return value
     if not isinstance(code, str):
-        raise ValueError(f"not a card code: {code!r} (expected a string such as '4H')")
-    text = code.strip().upper()
+        raise ValueError(
+            f"not a card code: {code!r} ({type(code).__name__}; expected a string such as '4H' "
+            "or an integer card index 0–51)"
+        )
+    text = str(code).strip().upper()
     if len(text) == 3 and text.startswith("10"):
         text = "T" + text[2]
     if len(text) != 2 or text[0] not in RANKS or text[1] not in _SUIT_ALIASES:
         raise ValueError(
-            f"unknown card code {code!r}: expected rank {'/'.join(RANKS)} then suit "
+            f"unknown card code {str(code)!r}: expected rank {'/'.join(RANKS)} then suit "
             f"{'/'.join(SUITS)}, e.g. '4H' or 'TS'"
         )
     return _SUIT_ALIASES[text[1]] * 13 + RANKS.index(text[0])

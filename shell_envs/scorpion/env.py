@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Mapping
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -11,12 +9,13 @@ import numpy as np
 from gymnasium import spaces
 
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
+from shell_envs.core.validation import seed as seed_value
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import ENCODERS
 from shell_envs.scorpion.messages import LANGS, message
 from shell_envs.scorpion.render import render_ansi, render_rgb
-from shell_envs.scorpion.state import ScorpionState
+from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState, check_state
 from shell_envs.scorpion.winnable import pick_winnable_seed
 
 DEFAULT_MAX_MOVES = 1000
@@ -95,31 +94,32 @@ class ScorpionEnv(gym.Env):
         With ``winnable_only`` (keyword, or ``options["winnable_only"]``) and no explicit deal
         or position, ``seed`` instead draws the deal from the numbers the solver proved winnable.
         """
-        super().reset(seed=seed)
-        options = {} if options is None else options
-        if not isinstance(options, Mapping):
-            raise ValueError(f"options must be a dict; got {type(options).__name__}")
-        unknown = sorted(set(options) - set(_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; accepted: {', '.join(_OPTIONS)}")
+        seed = seed_value("seed", seed, MAX_DEAL_NUMBER)
+        options = mapping("options", options, _OPTIONS, "reset option")
         if "deal" in options and "position" in options:
             raise ValueError("pass either options['deal'] or options['position'], not both")
         winnable = flag(
             "options['winnable_only']", options.get("winnable_only", self.winnable_only)
         )
-        self._deal = None
+        # everything is checked before anything changes: a refused reset leaves the env as it was
+        deal_number: int | None = None
+        state = None
         if "position" in options:
             state = ScorpionState.from_position(options["position"], self._relaxed)
         elif "deal" in options and not isinstance(options["deal"], (int, np.integer)):
             state = ScorpionState.from_deal(options["deal"], self._relaxed)
-        else:
-            number = options.get("deal", seed)
+        elif "deal" in options:
+            deal_number = integer("options['deal']", options["deal"], 0, MAX_DEAL_NUMBER)
+        super().reset(seed=seed)
+        if state is None:
+            number = deal_number if deal_number is not None else seed
             if winnable and "deal" not in options:
                 number = pick_winnable_seed(self.np_random, self.rules)
             elif number is None:
                 number = int(self.np_random.integers(0, 2**62))
             state = ScorpionState.from_number(number, self._relaxed)
-            self._deal = int(number)
+            deal_number = int(number)
+        self._deal = deal_number
         self._state = state
         self._steps = 0
         self._refresh_mask()
@@ -129,11 +129,13 @@ class ScorpionEnv(gym.Env):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play one action; an illegal one leaves the game unchanged (or raises, if asked)."""
-        a = action if type(action) is int else _as_index(action)
+        a = action if type(action) is int else action_index(action, self.n_actions)
         s = self._state
         obs = None
         if not 0 <= a < self.n_actions:
             code, points = engine.E_OUT_OF_RANGE, 0
+        elif self._n_legal == 0:
+            code, points = (engine.E_GAME_OVER if s.won else engine.E_NO_MOVES), 0
         elif self._fused_step is not None:
             code, points, self._n_legal, obs = self._fused_step(s, a, self.allow_undo, self._mask)
         else:
@@ -186,9 +188,13 @@ class ScorpionEnv(gym.Env):
 
     def explain(self, action: Any) -> str | None:
         """None when ``action`` is legal now, else the message a rejection would give."""
-        a = _as_index(action)
+        a = action_index(action, self.n_actions)
         if not 0 <= a < self.n_actions:
             return self._message(engine.E_OUT_OF_RANGE, action, a)
+        if self._n_legal == 0:
+            return self._message(
+                engine.E_GAME_OVER if self._state.won else engine.E_NO_MOVES, action, a
+            )
         code = engine.check_action(*self._state.arrays, a, self.allow_undo)
         return self._message(code, action, a) if code else None
 
@@ -201,9 +207,14 @@ class ScorpionEnv(gym.Env):
         return self._state.copy()
 
     def set_state(self, state: ScorpionState) -> None:
-        """Continue from a copy of ``state`` (whose rule flag must match this env's ``rules``)."""
+        """Continue from a copy of ``state`` (whose rule flag must match this env's ``rules``).
+
+        The state is checked first (:func:`~shell_envs.scorpion.state.check_state`): arrays
+        no game can have get a ``ValueError`` naming what is wrong, and the env is unchanged.
+        """
         if not isinstance(state, ScorpionState):
             raise ValueError(f"set_state needs a ScorpionState; got {type(state).__name__}")
+        check_state(state.arrays)
         if state.relaxed != self._relaxed:
             raise ValueError(f"the state's rules do not match this env's rules={self.rules!r}")
         self._state = state.copy()
@@ -243,7 +254,8 @@ class ScorpionEnv(gym.Env):
 
     def _message(self, code: int, action: Any, a: int) -> str:
         """The message for check ``code`` of action index ``a``, with its card and column."""
-        if code in (engine.E_OUT_OF_RANGE, engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= 364:
+        if code in (engine.E_OUT_OF_RANGE, engine.E_GAME_OVER, engine.E_NO_MOVES,
+                    engine.E_RESERVE_DEALT) or a >= 364:  # fmt: skip
             return message(code, self.lang, action=action, last=self.n_actions - 1)
         card, dest = divmod(a, 7)
         s = self._state
@@ -255,17 +267,3 @@ class ScorpionEnv(gym.Env):
         state = self.__dict__.copy()
         state["_window"] = None
         return state
-
-
-def _as_index(action: Any) -> int:
-    """The integer value of an action, or -1 when it is not an integer."""
-    try:
-        return operator.index(action)
-    except TypeError:
-        if (
-            isinstance(action, np.ndarray)
-            and action.shape in ((), (1,))
-            and action.dtype.kind in "iu"
-        ):
-            return int(action.reshape(())[()])
-        return -1

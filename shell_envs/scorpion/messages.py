@@ -6,6 +6,9 @@ kerülhet” and „Szabály: a lapoknak azonos színűnek kell lenniük”.
 
 from __future__ import annotations
 
+import numpy as np
+
+from shell_envs.core.validation import shown
 from shell_envs.scorpion import rules
 from shell_envs.scorpion.cards import card_name
 
@@ -15,6 +18,7 @@ MESSAGES: dict[str, dict[int, str]] = {
     "en": {
         rules.E_OUT_OF_RANGE: "Action {action} is out of range: actions are 0–{last}",
         rules.E_GAME_OVER: "The game is over: all four sequences have been removed",
+        rules.E_NO_MOVES: "The game is over: no legal move is left",
         rules.E_CARD_HIDDEN: "{card} is not face up: it is face down or in the reserve",
         rules.E_CARD_REMOVED: "{card} has already been removed with its sequence",
         rules.E_SAME_COLUMN: "{card} is already in column {column}",
@@ -31,6 +35,7 @@ MESSAGES: dict[str, dict[int, str]] = {
     "hu": {
         rules.E_OUT_OF_RANGE: "Érvénytelen lépés ({action}): a lépések 0 és {last} közöttiek",
         rules.E_GAME_OVER: "A játszma véget ért: mind a 4 sor kikerült a játékból",
+        rules.E_NO_MOVES: "A játszma véget ért: nincs több szabályos lépés",
         rules.E_CARD_HIDDEN: "{card} nem látható lap: le van fordítva vagy a tartalékban van",
         rules.E_CARD_REMOVED: "{card} már kikerült a játékból egy teljes sorral",
         rules.E_SAME_COLUMN: "{card} már a {column}. oszlopban van",
@@ -62,7 +67,7 @@ def message(
 ) -> str:
     """The one-line reason for check ``code``; ``card``/``top`` are indices, ``column`` is 1–7."""
     text = MESSAGES[lang][code].format(
-        action=action,
+        action=shown(action) if isinstance(action, (int, np.integer)) else action,
         last=last,
         card=card_name(card, lang) if card is not None else "",
         top=card_name(top, lang) if top is not None else "",

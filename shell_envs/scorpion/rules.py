@@ -77,6 +77,7 @@ E_SAME_SUIT = 9
 E_RESERVE_DEALT = 10
 E_NOTHING_TO_UNDO = 11
 E_UNDO_LIMIT = 12
+E_NO_MOVES = 13  # the game is lost: no legal move is left (the env refuses everything, undo too)
 
 _MASK32 = 0xFFFFFFFF
 _ACES = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)  # bit sets over card indices
@@ -212,12 +213,12 @@ def check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo):
     limit = N_ACTIONS_UNDO if allow_undo else N_ACTIONS
     if action < 0 or action >= limit:
         return E_OUT_OF_RANGE
+    if meta[M_REMOVED] == 4:
+        return E_GAME_OVER  # a won game stays won: no undo either
     if action == UNDO_ACTION:
         if meta[M_HIST_COUNT] > 0:
             return OK
         return E_UNDO_LIMIT if meta[M_MOVES] > 0 else E_NOTHING_TO_UNDO
-    if meta[M_REMOVED] == 4:
-        return E_GAME_OVER
     if action == RESERVE_ACTION:
         return E_RESERVE_DEALT if meta[M_RESERVE_DEALT] != 0 else OK
     return check_move(tab, lens, fd, reserve, meta, action // 7, action % 7)
@@ -490,7 +491,7 @@ def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
         mask[a] = False
     k = _generate(tab, lens, fd, meta, mask, False)
     if allow_undo:
-        mask[UNDO_ACTION] = meta[M_HIST_COUNT] > 0
+        mask[UNDO_ACTION] = meta[M_HIST_COUNT] > 0 and k > 0  # a finished game has no undo
     return k
 
 

@@ -22,7 +22,8 @@ from gymnasium.vector.utils import batch_space
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
-from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
+from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import (
@@ -34,7 +35,7 @@ from shell_envs.scorpion.encoders import (
 )
 from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES
 from shell_envs.scorpion.messages import LANGS, message
-from shell_envs.scorpion.state import ScorpionState
+from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 TABLEAU, CARDS = 0, 1
@@ -244,27 +245,35 @@ class ScorpionVectorEnv(VectorEnv):
         plays the given deal numbers.
         """
         n = self.num_envs
+        # everything is checked before anything changes: a refused reset leaves every env as it was
         if seed is None:
             seeds: list[int | None] = [None] * n
-        elif isinstance(seed, (int, np.integer)):
-            seeds = [int(seed) + i for i in range(n)]
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+            first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
+            seeds = [first + i for i in range(n)]
         else:
-            seeds = list(seed)
-            if len(seeds) != n:
-                raise ValueError(f"reset() got {len(seeds)} seeds for {n} envs")
-        options = options or {}
-        unknown = sorted(set(options) - {"deals"})
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; accepted: deals")
+            if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+                raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
+            if len(seed) != n:
+                raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
+            seeds = [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
+        options = mapping("options", options, ("deals",), "reset option")
         numbers = options.get("deals")
-        if numbers is not None and len(numbers) != n:
-            raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
+        if numbers is not None:
+            if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
+                raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
+            if len(numbers) != n:
+                raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
+            numbers = [
+                integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER)
+                for i, x in enumerate(numbers)
+            ]
         for i, s in enumerate(seeds):
             if s is not None:
                 self._rngs[i] = seeding.np_random(s)[0]
                 self._drawn[i] = DRAW_AHEAD
             if numbers is not None:
-                self.deals[i] = int(numbers[i])
+                self.deals[i] = numbers[i]
             elif s is not None:
                 self.deals[i] = s
         if numbers is None:
@@ -325,7 +334,8 @@ class ScorpionVectorEnv(VectorEnv):
 
     def explain(self, index: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""
-        a = int(action)
+        index = integer("index", index, 0, self.num_envs - 1)
+        a = action_index(action, self.n_actions)
         if not 0 <= a < self.n_actions:
             return message(engine.E_OUT_OF_RANGE, self.lang, action=action, last=self.n_actions - 1)
         arrays = tuple(x[index] for x in self.arrays)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -12,6 +13,7 @@ from pettingzoo import ParallelEnv
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
 from shell_envs.core.validation import choice, positive_int
+from shell_envs.core.validation import seed as seed_value
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import ENCODERS, PlanesEncoder, encode_planes
 from shell_envs.what_the_shell.position import (
@@ -63,7 +65,7 @@ class WhatTheShellEnv(ParallelEnv):
         if render_mode is not None:
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.max_rounds = positive_int("max_rounds", max_rounds)
+        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.encoder = ENCODERS.create(obs_encoder)
         self._encode_pair = getattr(self.encoder, "encode_pair", None)
@@ -96,20 +98,11 @@ class WhatTheShellEnv(ParallelEnv):
 
         The rules have no randomness; ``seed`` seeds the action spaces' ``sample``.
         """
+        seed, arrays = self.check_reset(seed, options)
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + i)
-        options = options or {}
-        unknown = set(options) - {"position"}
-        if unknown:
-            warnings.warn(
-                f"ignoring unknown reset options {sorted(unknown)}; accepted: 'position'",
-                stacklevel=2,
-            )
-        if "position" in options:
-            self.board, self.eggs, self.meta = position_to_arrays(options["position"])
-        else:
-            self.board, self.eggs, self.meta = rules.new_state()
+        self.board, self.eggs, self.meta = arrays
         self._info[:] = 0
         self.agents = list(AGENTS)
         infos = {
@@ -117,6 +110,43 @@ class WhatTheShellEnv(ParallelEnv):
         }
         self._render_frame()
         return self._observations(), infos
+
+    def check_reset(
+        self, seed: Any, options: Any
+    ) -> tuple[int | None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Check ``reset``'s arguments without changing anything: ``(seed, state arrays)``.
+
+        A bad seed (not a non-negative integer) or position gets a ``ValueError``; unknown
+        options are ignored with a warning.
+        """
+        seed = seed_value("seed", seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"options must be a dict; got {options!r}")
+        options = options or {}
+        unknown = set(options) - {"position"}
+        if unknown:
+            warnings.warn(
+                f"ignoring unknown reset options {sorted(unknown, key=str)}; accepted: 'position'",
+                stacklevel=3,
+            )
+        if "position" in options:
+            return seed, position_to_arrays(options["position"])
+        return seed, rules.new_state()
+
+    def check_action(self, agent: str, action: Any) -> None:
+        """Raise what ``step`` would raise for ``agent`` playing ``action``, changing nothing.
+
+        A value that is not an integer always gets a ``ValueError``; with
+        ``illegal_action="raise"`` an illegal cell gets an ``IllegalMove``.  With ``"lose"`` an
+        illegal integer passes (the round will count it as a loss).
+        """
+        reason = describe_illegal(self.board, action)
+        if reason is None:
+            return
+        if not _is_integer(action):
+            raise ValueError(f"{agent}: {reason}")
+        if self.illegal_action == "raise":
+            raise IllegalMove(f"{agent}: {reason}")
 
     def step(
         self, actions: dict[str, Any]

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from shell_envs.core.validation import shown
 from shell_envs.what_the_shell import rules
 
 COLUMNS = "abcdefghi"
@@ -63,7 +64,10 @@ def position_to_arrays(
         if isinstance(cells, str) or not isinstance(cells, Iterable):
             raise ValueError(f"position[{key!r}] must be a list of cell names, got {cells!r}")
         for name in cells:
-            index = cell_index(name)
+            try:
+                index = cell_index(name)
+            except ValueError as exc:
+                raise ValueError(f"position[{key!r}]: {exc}") from None
             if index in owner:
                 raise ValueError(
                     f"cell {cell_name(index)} is used twice in the position "
@@ -85,6 +89,8 @@ def position_to_arrays(
         )
         raise ValueError(f"the position's game is already decided: {why}")
     declared = position.get("sudden_death")
+    if declared is not None and not isinstance(declared, (bool, np.bool_)):
+        raise ValueError(f"position['sudden_death'] must be True or False; got {declared!r}")
     if declared is not None and bool(declared) != bool(meta[rules.SUDDEN_DEATH]):
         raise ValueError(
             f"position says sudden_death={declared!r} but the board has "
@@ -92,6 +98,40 @@ def position_to_arrays(
             "counts are equal and above zero"
         )
     return board, eggs, meta
+
+
+def check_arrays(board: Any, eggs: Any, meta: Any) -> None:
+    """Raise ``ValueError`` unless ``(board, eggs, meta)`` are state arrays a game can have.
+
+    ``board`` ``int8[81]`` of 0–3, ``eggs`` ``int8[81]`` listing every egg cell of the board
+    once (oldest first) then -1, ``meta`` ``int32[4]`` with the egg count, a 0/1 sudden-death
+    flag, a non-negative round count and an outcome 0–3: so compiled code never reads outside
+    an array.
+    """
+    for name, array, dtype in (("board", board, np.int8), ("eggs", eggs, np.int8),
+                               ("meta", meta, np.int32)):  # fmt: skip
+        size = rules.META_SIZE if name == "meta" else rules.CELLS
+        if not isinstance(array, np.ndarray) or array.shape != (size,) or array.dtype != dtype:
+            got = (
+                f"{array.dtype.name} of shape {array.shape}"
+                if isinstance(array, np.ndarray)
+                else type(array).__name__
+            )
+            raise ValueError(f"{name} must be {np.dtype(dtype).name} of shape ({size},); got {got}")
+    if board.min() < rules.EMPTY or board.max() > rules.EGG:
+        bad = int(board[(board < rules.EMPTY) | (board > rules.EGG)][0])
+        raise ValueError(f"board holds {bad}: cells are 0 empty, 1 black, 2 white, 3 egg")
+    n_eggs, sudden, rounds, outcome = (int(x) for x in meta)
+    egg_cells = np.flatnonzero(board == rules.EGG)
+    if n_eggs != egg_cells.size:
+        raise ValueError(f"meta egg count is {n_eggs} but the board has {egg_cells.size} eggs")
+    queue = eggs[:n_eggs]
+    if np.any(eggs[n_eggs:] != -1) or sorted(queue.tolist()) != egg_cells.tolist():
+        raise ValueError("eggs must list every egg cell of the board once, oldest first, then -1")
+    if sudden not in (0, 1) or rounds < 0 or not rules.ONGOING <= outcome <= rules.DRAW:
+        raise ValueError(
+            f"meta {meta.tolist()}: sudden death must be 0 or 1, rounds ≥ 0, outcome 0–3"
+        )
 
 
 def arrays_to_position(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) -> dict[str, Any]:
@@ -113,7 +153,8 @@ def describe_illegal(board: np.ndarray, action: Any) -> str | None:
         )
     if not 0 <= action < rules.CELLS:
         return (
-            f"action {int(action)} is out of range: actions are cell indices 0-80 (a1=0 ... i9=80)"
+            f"action {shown(action)} is out of range: actions are cell indices 0-80 "
+            "(a1=0 ... i9=80)"
         )
     value = int(board[action])
     if value != rules.EMPTY:

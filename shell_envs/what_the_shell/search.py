@@ -248,7 +248,7 @@ def score_cells(board, eggs, meta, player, out):
 @jit
 def _top(board, scores, k, out):
     """Write the ``k`` best empty cells by ``scores`` into ``out``; returns how many."""
-    order = np.argsort(-scores)
+    order = np.argsort(-scores, kind="mergesort")  # stable: the same ties compiled or not
     n = 0
     for i in range(rules.CELLS):
         if n == k:

@@ -7,6 +7,7 @@ Gymnasium environment over :class:`~shell_envs.what_the_shell.env.WhatTheShellEn
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -87,6 +88,10 @@ class WhatTheShellSingleEnv(gym.Env):
 
         ``options`` are those of :meth:`WhatTheShellEnv.reset` (e.g. ``{"position": ...}``).
         """
+        # checked first: a refused reset changes nothing (seat, generators, opponent, board)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # game.reset below warns about unknown options
+            seed, _ = self.game.check_reset(seed, options)
         super().reset(seed=seed)
         if self.seat_option == "random":
             self.seat = AGENTS[int(self.np_random.integers(2))]
@@ -100,6 +105,8 @@ class WhatTheShellSingleEnv(gym.Env):
             raise RuntimeError("the game is over; call reset() to start a new one")
         if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
             action = int(action.reshape(()))
+        # a refused action must not have moved the opponent (nor its generator): check it first
+        self.game.check_action(self.seat, action)
         opponent_seat = self.opponent_seat
         seen = self._observations[opponent_seat]
         opponent_action = choose_action(

@@ -18,6 +18,7 @@ from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import (
@@ -160,7 +161,7 @@ class WhatTheShellVectorEnv:
         copy: bool = True,
     ) -> None:
         self.num_envs = positive_int("num_envs", num_envs)
-        self.max_rounds = positive_int("max_rounds", max_rounds)
+        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.copy = flag("copy", copy)
         self.encoder = ENCODERS.create(obs_encoder)
@@ -201,14 +202,22 @@ class WhatTheShellVectorEnv:
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Reset every game to the empty board; ``seed`` (int or one per game) seeds sampling."""
-        if seed is not None:
-            seeds = [seed + i for i in range(self.num_envs)] if np.isscalar(seed) else list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"reset() got {len(seeds)} seeds for {self.num_envs} games")
-            self.seeds = seeds
-            self.action_space.seed(int(seeds[0]))
+        # checked first: a refused reset changes nothing
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; the batched env takes none")
+        if seed is not None:
+            n = self.num_envs
+            if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+                first = seed_value("seed", seed)
+                seeds = [first + i for i in range(n)]
+            elif isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+                raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
+            elif len(seed) != n:
+                raise ValueError(f"reset() got {len(seed)} seeds for {n} games")
+            else:
+                seeds = [seed_value(f"seed[{i}]", s) for i, s in enumerate(seed)]
+            self.seeds = seeds
+            self.action_space.seed(seeds[0])
         self.board[:] = rules.EMPTY
         self.eggs[:] = -1
         self.meta[:] = 0

@@ -133,7 +133,11 @@ def run_position(rng: np.random.Generator, reserve: bool) -> dict:
         for _ in range(3):
             c = max(range(7), key=lambda i: len(cols[i]))
             res.append(cols[c].pop(0))
-    fd = [int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) for col in cols]
+    # face-down cards only ever lie in columns 1-4 (the deal's), at most 3 under the top card
+    fd = [
+        int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) if i < 4 else 0
+        for i, col in enumerate(cols)
+    ]
     return {
         "columns": [[card_code(c) for c in col] for col in cols],
         "face_down": fd,

@@ -58,8 +58,8 @@ def test_engine_matches_an_independent_reference_model(seed, rule_set, reserve):
         legal = ref.legal()
         mask = info["action_mask"]
         assert set(np.flatnonzero(mask[:365]).tolist()) == legal
-        assert bool(mask[365]) == bool(ref.history)
-        choices = sorted(legal) + ([365] if ref.history and rng.random() < 0.25 else [])
+        assert bool(mask[365]) == bool(ref.history and legal)  # a finished game has no undo
+        choices = sorted(legal) + ([365] if ref.history and legal and rng.random() < 0.25 else [])
         if not choices:
             break
         a = int(rng.choice(choices))
@@ -85,8 +85,16 @@ def test_undoing_every_move_restores_the_start(seed, rule_set, n):
         legal = np.flatnonzero(info["action_mask"][:365])
         if len(legal) == 0:
             break
-        _, _, _, _, info = env.step(int(rng.choice(legal)))
+        _, _, terminated, _, info = env.step(int(rng.choice(legal)))
         played += 1
+        if terminated:  # game over means over: the env refuses undo, the rules still can
+            _, _, _, _, info = env.step(rules.UNDO_ACTION)
+            assert info["illegal"]
+            state = env.unwrapped.get_state()
+            assert rules.undo(*state.arrays) >= 0
+            env.unwrapped.set_state(state)
+            played -= 1
+            break
     for _ in range(played):
         _, _, _, _, info = env.step(rules.UNDO_ACTION)
         assert not info["illegal"]

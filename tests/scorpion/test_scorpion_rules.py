@@ -348,7 +348,12 @@ def test_terminates_when_stuck():
     assert np.flatnonzero(info["action_mask"]).tolist() == [action("3C", 4)]
     _, reward, terminated, truncated, info = env.step(action("3C", 4))
     assert terminated and not truncated and reward == 5
-    assert np.flatnonzero(info["action_mask"]).tolist() == [rules.UNDO_ACTION]
+    # game over means over: not even undo is offered or accepted
+    assert np.flatnonzero(info["action_mask"]).tolist() == []
+    before = env.unwrapped.get_state()
+    _, reward, _, _, info = env.step(rules.UNDO_ACTION)
+    assert info["illegal"] and reward == 0 and "no legal move is left" in info["message"]
+    assert env.unwrapped.get_state() == before
 
 
 def test_truncates_at_max_moves():
