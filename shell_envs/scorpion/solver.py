@@ -72,6 +72,7 @@ from shell_envs.scorpion.state import ScorpionState, check_deal
 
 RULES = ("classic", "relaxed")
 DEFAULT_MAX_NODES = 2_000_000
+MAX_NODES_LIMIT = 10**12  # far beyond any memory: a search keeps 8 bytes per node
 QUOTA_WITH_CLOCK = 200_000
 MAX_DEPTH = 16_384
 MAX_BRANCH = 64
@@ -886,8 +887,12 @@ def solve(
     """
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
-    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 1:
-        raise ValueError(f"max_nodes must be a positive integer; got {max_nodes!r}")
+    if (
+        isinstance(max_nodes, bool)
+        or not isinstance(max_nodes, (int, np.integer))
+        or not 1 <= max_nodes <= MAX_NODES_LIMIT
+    ):
+        raise ValueError(f"max_nodes must be an integer 1 … {MAX_NODES_LIMIT:,}; got {max_nodes!r}")
     prune = PRUNE_ALL
     for name in disable:
         if name not in PRUNINGS:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
+from click.testing import CliRunner
 
 import shell_envs  # noqa: F401  (registers the env)
+from shell_envs.cli import main
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.solver import LOST, UNKNOWN, WON, action_text, solve, solve_command
 from shell_envs.scorpion.state import ScorpionState, deck_of
@@ -129,11 +133,15 @@ def test_safe_move_never_loses_a_win() -> None:
 
 @pytest.mark.parametrize(
     ("seed", "why"),
-    [(2, "KH face down under QH, which can never move"), (3, "TH, 7C, AC, 3D wait in a cycle")],
+    [
+        (2, "KH lies face down under QH, which can only ever move onto KH"),
+        (3, "4S lies face down, so JD on it moves first; JD must go onto QD, so 9H on it"),
+    ],
 )
 def test_classic_deadlocks_are_proven_at_the_root(seed: int, why: str) -> None:
     result = solve(seed, rules="classic", max_nodes=1_000)
-    assert (result.verdict, result.nodes) == (LOST, 1), why
+    assert (result.verdict, result.nodes) == (LOST, 1)
+    assert why in result.reason
 
 
 def test_cycle_of_waiting_cards_is_lost_under_classic_only() -> None:
@@ -156,6 +164,10 @@ def test_cycle_of_waiting_cards_is_lost_under_classic_only() -> None:
 def test_relaxed_starved_cards_are_proven_lost_at_the_root(seed: int, why: str) -> None:
     result = solve(seed, rules="relaxed", max_nodes=1_000)
     assert (result.verdict, result.nodes) == (LOST, 1), why
+    card = why.split()[0]
+    assert (
+        result.reason.startswith(f"{card} (column ") and "lies on a face-down card" in result.reason
+    )
 
 
 def test_relaxed_blocked_columns_are_proven_lost_at_the_root() -> None:
@@ -163,6 +175,31 @@ def test_relaxed_blocked_columns_are_proven_lost_at_the_root() -> None:
     pos = position({1: "5S 5H 4D 9S", 2: "5D 5C 4C"}, face_down={1: 2, 2: 2})
     result = solve(ScorpionState.from_position(pos, relaxed=True), rules="relaxed")
     assert (result.verdict, result.nodes) == (LOST, 1)
+    assert result.reason.startswith("the face-down cards of columns 1, 2 are never uncovered")
+    assert "5S (column 1, face down, under 5H)" in result.reason
+
+
+def test_a_loss_found_by_search_has_no_root_reason() -> None:
+    result = solve(15, rules="classic", max_nodes=100_000)
+    assert result.verdict == LOST and result.nodes > 1 and result.reason == ""
+
+
+@pytest.mark.parametrize("seed", [1545, 3736, 6567, 6640, 8455])
+def test_deals_the_earlier_solver_called_lost_are_won(seed: int) -> None:
+    # a complete sequence left standing on a king at the bottom of its column is removed only
+    # by moving that column to an empty one: the pruning that took this for a relabelling,
+    # and a safe move that lost such sequences, called these winnable deals lost
+    result = solve(seed, rules="classic", max_nodes=1_000_000)
+    assert result.verdict == WON
+    assert replay("classic", result.moves, seed=seed)
+
+
+def test_positions_are_solved_as_dicts() -> None:
+    pos = ScorpionState.from_number(14).position()
+    by_dict = solve(pos, rules="classic")
+    assert by_dict.verdict == WON
+    assert by_dict.moves == solve(14, rules="classic").moves
+    assert replay("classic", by_dict.moves, options={"position": pos})
 
 
 def test_time_budget_stops_the_search() -> None:
@@ -180,7 +217,37 @@ def test_solve_command_text(tmp_path) -> None:
     assert ": lost" in text.splitlines()[0]
 
 
+def test_solve_command_positions_and_checks(tmp_path) -> None:
+    pos_file = tmp_path / "pos.json"
+    pos_file.write_text(json.dumps(ScorpionState.from_number(14).position()), encoding="utf-8")
+    text = solve_command(None, None, "classic", 100_000, None, position_file=str(pos_file))
+    assert text.splitlines()[0] == f"Scorpion (classic), position file {pos_file}: won"
+    text = solve_command(0, None, "classic", 100_000, None, check_nodes=1_000)
+    assert text.splitlines()[-1] == "check: the reference rules replay the solution to a win"
+    text = solve_command(3, None, "classic", 100_000, None, check_nodes=100_000)
+    assert "lost before any search: these moves wait for each other in a cycle" in text
+    assert text.splitlines()[-1].startswith("check: the reference search (no pruning) confirms")
+    text = solve_command(1, None, "classic", 100_000, None, check_nodes=10)
+    assert "stopped after 10 positions without a verdict" in text
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match="one JSON object"):
+        solve_command(None, None, "classic", 10, None, position_file=str(bad))
+
+
+def test_cli_solve_position_check(tmp_path) -> None:
+    pos_file = tmp_path / "pos.json"
+    pos = position({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S AS"}, removed="HDC", filler=2)
+    pos_file.write_text(json.dumps(pos), encoding="utf-8")
+    out = CliRunner().invoke(main, ["solve", "--position", str(pos_file), "--check"])
+    assert out.exit_code == 0, out.output
+    assert ": won" in out.output.splitlines()[0]
+    assert "replay the solution to a win" in out.output
+
+
 def test_bad_input_is_rejected() -> None:
+    with pytest.raises(ValueError, match="max_nodes"):
+        solve(0, max_nodes=2**70)
     with pytest.raises(ValueError, match="rules"):
         solve(0, rules="wasp")
     with pytest.raises(ValueError, match="max_nodes"):
@@ -189,3 +256,5 @@ def test_bad_input_is_rejected() -> None:
         solve(["AS", "2S"])
     with pytest.raises(ValueError, match="exactly one"):
         solve_command(None, None, "classic", 10, None)
+    with pytest.raises(ValueError, match="exactly one"):
+        solve_command(1, None, "classic", 10, None, position_file="x.json")

@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 import shell_envs  # noqa: F401  (registers the env)
-from shell_envs.scorpion.winnable import pick_winnable_seed, stored_solution, winnable_seeds
+from shell_envs.scorpion.solver import solve
+from shell_envs.scorpion.winnable import (
+    deal_verdicts,
+    pick_winnable_seed,
+    stored_solution,
+    winnable_seeds,
+)
 
 RULES = ("classic", "relaxed")
 
@@ -37,6 +43,27 @@ def test_stored_solutions_replay_to_wins(rules: str) -> None:
     for seed in seeds[:: max(1, len(seeds) // 25)]:
         env.reset(seed=seed)
         assert play(env, stored_solution(rules, seed)), seed
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_verdict_files_cover_the_study_and_match_the_lists(rules: str) -> None:
+    verdicts = deal_verdicts(rules)
+    assert sorted(verdicts) == list(range(10_000))
+    assert {v.verdict for v in verdicts.values()} == {"won", "lost"}
+    won = [s for s, v in verdicts.items() if v.verdict == "won"]
+    assert list(winnable_seeds(rules)) == won[: len(winnable_seeds(rules))]
+    for seed in winnable_seeds(rules):
+        assert len(stored_solution(rules, seed)) == verdicts[seed].line_length
+    assert all(v.line_length == 0 for v in verdicts.values() if v.verdict == "lost")
+
+
+@pytest.mark.parametrize("rules", RULES)
+def test_shipped_verdicts_are_what_the_solver_says(rules: str) -> None:
+    verdicts = deal_verdicts(rules)
+    cheap = [s for s, v in verdicts.items() if v.nodes <= 5_000]
+    for seed in cheap[:: max(1, len(cheap) // 40)]:
+        result = solve(seed, rules=rules, max_nodes=20_000_000)
+        assert (result.verdict, result.nodes) == (verdicts[seed].verdict, verdicts[seed].nodes)
 
 
 def test_pick_is_reproducible_and_from_the_list() -> None:
