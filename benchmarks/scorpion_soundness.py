@@ -1,11 +1,12 @@
 """Check the shipped Scorpion verdicts: each pruning switched off in turn, and the reference.
 
     python benchmarks/scorpion_soundness.py --rules classic relaxed --deals 2000 \\
-        --max-nodes 2000000 --reference-nodes 200000 --workers 2
+        --max-nodes 2000000 --reference-deals 200 --reference-nodes 50000 --workers 2
 
-For every deal of the range, the solver is run again with one pruning switched off (each of
-:data:`shell_envs.scorpion.solver.PRUNINGS` in turn), and the plain reference search
-(:mod:`shell_envs.scorpion.reference`, no pruning at all) is run under its own node budget.
+For deals 0 … DEALS-1 the solver is run again with one pruning switched off (each of
+:data:`shell_envs.scorpion.solver.PRUNINGS` in turn), and for deals 0 … REFERENCE_DEALS-1 the
+plain reference search (:mod:`shell_envs.scorpion.reference`, no pruning at all, in plain
+Python) is run under its own node budget.
 A verdict that differs from the shipped one (``shell_envs/data/scorpion_verdicts_<rules>.tsv``)
 is a bug; ``unknown`` means the budget ran out.  Won lines are replayed in the reference.
 Prints one Markdown table and exits non-zero on any disagreement.
@@ -46,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rules", nargs="+", default=["classic", "relaxed"])
     ap.add_argument("--deals", type=int, default=2000, help="deals 0 … DEALS-1")
     ap.add_argument("--max-nodes", type=int, default=2_000_000, help="solver budget")
-    ap.add_argument("--reference-nodes", type=int, default=200_000, help="reference budget")
+    ap.add_argument("--reference-deals", type=int, default=200, help="deals for the reference")
+    ap.add_argument("--reference-nodes", type=int, default=50_000, help="reference budget")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
     variants = [*PRUNINGS, "reference"]
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs = [
             (seed, rules, v, args.max_nodes, args.reference_nodes)
             for v in variants
-            for seed in range(args.deals)
+            for seed in range(args.reference_deals if v == "reference" else args.deals)
         ]
         counts: dict[str, Counter] = {v: Counter() for v in variants}
         with ProcessPoolExecutor(args.workers) as pool:

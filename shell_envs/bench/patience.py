@@ -24,6 +24,8 @@ from shell_envs.agents.scorpion import ScorpionView
 from shell_envs.bench.tournament import AgentSpec, wilson_interval
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion import search
+from shell_envs.scorpion.solver import WON
+from shell_envs.scorpion.winnable import deal_verdicts
 
 GAME = "scorpion"
 RULES = ("classic", "relaxed")
@@ -112,14 +114,23 @@ def play_deals(
 def summarize(
     labels: Sequence[str], results: Sequence[DealResult], confidence: float = 0.95
 ) -> dict[str, Any]:
-    """Per rule and agent: deals, wins, win rate with its Wilson interval, mean score and moves."""
-    out: dict[str, Any] = {"agents": list(labels), "confidence": confidence, "rules": {}}
+    """Per rule and agent: deals, wins, win rate with its Wilson interval, mean score and moves,
+    and the winnable deals (from the shipped solver verdicts) won; per rule the ceiling, the
+    share of the deals played that the solver proved winnable."""
+    out: dict[str, Any] = {
+        "agents": list(labels),
+        "confidence": confidence,
+        "rules": {},
+        "ceiling": {},
+    }
     for rules in RULES:
+        verdicts = deal_verdicts(rules)
         rows = []
         for index, label in enumerate(labels):
             games = [r for r in results if r.agent == index and r.rules == rules]
             if not games:
                 continue
+            winnable = [r for r in games if r.deal in verdicts and verdicts[r.deal].verdict == WON]
             wins = sum(r.won for r in games)
             scores = np.array([r.score for r in games], float)
             rows.append(
@@ -133,8 +144,19 @@ def summarize(
                     "sd_score": float(scores.std(ddof=1)) if len(games) > 1 else 0.0,
                     "mean_moves": float(np.mean([r.moves for r in games])),
                     "ends": dict(Counter(r.end for r in games)),
+                    "known_deals": sum(r.deal in verdicts for r in games),
+                    "winnable_deals": len(winnable),
+                    "winnable_won": sum(r.won for r in winnable),
                 }
             )
         if rows:
             out["rules"][rules] = rows
+            deals = {r.deal for r in results if r.rules == rules}
+            known = [d for d in deals if d in verdicts]
+            won = sum(verdicts[d].verdict == WON for d in known)
+            out["ceiling"][rules] = {
+                "known_deals": len(known),
+                "winnable_deals": won,
+                "winnable_share": won / len(known) if known else 0.0,
+            }
     return out

@@ -102,16 +102,25 @@ def markdown(results: dict[str, Any]) -> str:
             f"Every agent plays the same {meta['deals']} numbered deals per rule "
             f"(agents: {agents}).",
             "",
-            "| rules | agent | deals | wins | win rate (95% CI) | mean score | mean moves |",
-            "|---|---|---:|---:|---|---:|---:|",
+            "| rules | agent | deals | wins | win rate (95% CI) | winnable deals won "
+            "| mean score | mean moves |",
+            "|---|---|---:|---:|---|---|---:|---:|",
         ]
         for rules, rows in scorpion["rules"].items():
             for r in rows:
+                share = r["winnable_won"] / r["winnable_deals"] if r["winnable_deals"] else 0.0
                 lines.append(
                     f"| {rules} | {r['agent']} | {r['deals']} | {r['wins']} | "
                     f"{_pct(r['win_rate'])} {_interval(r['win_ci'])} | "
+                    f"{r['winnable_won']}/{r['winnable_deals']} ({_pct(share)}) | "
                     f"{r['mean_score']:.1f} | {r['mean_moves']:.1f} |"
                 )
+        for rules, c in scorpion.get("ceiling", {}).items():
+            lines.append(
+                f"\nThoughtful ceiling ({rules}): {c['winnable_deals']} of the "
+                f"{c['known_deals']} deals with a shipped solver verdict are winnable "
+                f"({_pct(c['winnable_share'])}), by a player who sees every card."
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -8,49 +8,73 @@ over the same compiled move generator:
    position of best :func:`evaluate` (removed sequences, face-down cards, runs built on
    kings, same-suit links, empty columns).  The first probe follows the evaluation alone;
    every later one adds a noise drawn from the position's hash and the probe number, so
-   restarts explore differently but deterministically.  Short restarts escape the dead ends
-   a single long search sinks into: nearly every Relaxed deal is won within a few dozen.
-   A probe whose open list empties has seen every reachable position: a proof of loss.
+   restarts explore differently but deterministically.  A probe whose open list empties has
+   seen every reachable position: a proof of loss.
 2. The *exhaustive search*, a depth-first search with an explicit stack, proves losses.  A
    transposition table (open addressing over 64-bit canonical Zobrist hashes, growing as it
    fills) holds every position met, so none is searched twice; because the question is
    plain reachability of a won position, exhausting it without a win proves the deal lost.
+   (Two positions with one 64-bit hash would be merged: for 20 million nodes the chance is
+   about 1 in 100,000; every verdict can be re-checked, see below.)
 
-Every pruning of the move generator is sound (it never makes a winnable position lost):
+The prunings (each can be switched off, ``solve(..., disable=[...])``, see PRUNINGS) never
+make a winnable position lost.  Two facts of these rules carry the arguments: under Classic a
+card moves as the first card of a block only onto its successor (a king: onto an empty
+column), and a complete sequence is removed only when its column *receives* cards, so one
+uncovered by moving cards off it, or formed under other cards and then uncovered, stays
+standing; nothing can be placed on its ace, so it leaves only when it is moved (its king to
+an empty column, or a card under the king carrying it), and then it is removed at once.
 
-- the hash ignores the order of interchangeable columns (columns 4–7 before the reserve
-  deal, all seven after it; columns 1–3 differ before the deal because each receives its
-  own reserve card), so positions that differ by a column permutation meet;
-- a king that already forms the bottom of its column never moves to an interchangeable
-  empty column (a pure relabelling), and a king goes to only one of several interchangeable
-  empty columns;
-- dead positions get no moves: Classic, :func:`_cyclic` (moves every win needs must wait
-  for each other in a cycle, or a face-down card lies under its own predecessor); Relaxed,
-  :func:`_stuck` (face-down cards whose blockers can never move) and :func:`_starved` (a
-  card that must move finds every card one rank higher taken); each docstring says why;
-- safe move (Classic, reserve dealt, :func:`_safe_move`): a non-king card ``X`` goes onto
-  ``X+1``, a top card, as the only child when (a) the cards above ``X`` form a same-suit run
-  from ``X`` down to the ace, or (b) the face-up cards of the column of ``X+1`` form a
-  same-suit run from a king up to ``X+1`` (``X`` may then carry any cards).
+- ``symmetry``: the hash ignores the order of interchangeable columns (columns 4–7 before the
+  reserve deal, all seven after it; columns 1–3 differ before the deal because each receives
+  its own reserve card).  Permuting such columns permutes the legal moves and the receiving
+  columns alike, so positions that differ by the permutation are won or lost together.
+- ``king_base``: a whole column (a face-up king at its bottom) moved to an interchangeable
+  empty column gives the same position with two columns swapped, so it is not generated;
+  *except* when the column's top 13 cards are a complete sequence, which the receiving column
+  then removes.  (The earlier rule skipped that move too and called winnable deals lost, e.g.
+  Classic 1545, 3736, 6567, 6640, 8455: such a standing sequence can only be removed so.)
+- ``king_one_empty``: a king goes to one of several interchangeable empty columns (the
+  results are the same position up to that permutation).
+- dead positions get no moves: Classic ``cyclic`` (:func:`_cyclic`: moves every win needs
+  must wait for each other in a cycle, or a face-down card lies under its own predecessor);
+  Relaxed ``stuck`` (:func:`_stuck`: face-down cards whose blockers can never move) and
+  ``starved`` (:func:`_starved_card`: a card that must move finds every card one rank higher
+  taken).  Each docstring says why; :func:`dead_reason` says which cards, for a player.
+- ``safe_move`` (Classic, reserve dealt, :func:`_safe_move`): a non-king card ``X`` whose
+  column holds, from ``X`` up to its top, a same-suit run down to the ace, goes onto ``X + 1``
+  (a top card elsewhere) as the only child.
 
-Why the safe move keeps every win.  Under Classic a card moves, as the first card of a
-block, only onto its successor (kings: onto an empty column), so ``X`` moves first exactly
-when it joins ``X+1`` (move M), every win contains M, and before M nothing but ``X`` can be
-placed on ``X+1``.  Take a winning line L and play M first: each move of L before M stays
-legal with the same effect, the block of ``X`` just riding on ``X+1`` instead of where it
-was.  A block's legality depends only on its first card and the destination's top, and the
-tops differ only where ``X``'s block was and on ``X+1``: no move of L lands on ``X+1``, and a
-move that lands on the top of ``X``'s block lands there as well.  The one move that could
-break this lifts a card lying under ``X+1`` onto the top of ``X``'s block, carrying ``X+1``
-along: in (a) nothing can be placed on an ace, and in (b) every face-up card under ``X+1``
-sits on its own successor and cannot move except the king, which only goes to an empty
-column.  Playing M early may uncover a card or empty a column sooner (never harmful) and may
-complete a sequence sooner; a complete sequence left on a column's top is inert under
-Classic (nothing goes on an ace, its cards below the king cannot move, and the king or a
-carried move takes it to a column where it is removed at once), so removing it early loses
-nothing.  So a winnable position keeps a shorter win after M, and by induction on that
-length the pruned search still reaches a win.  (An earlier rule without conditions (a)/(b)
-lost wins: see the solver tests.)  Relaxed has no safe move: a card can leave its successor.
+Why the safe move keeps every win.  Let M be that move and L a winning line.  ``X`` is not on
+``X + 1`` and must lie on it when its suit is removed, so M is in L (under Classic only M puts
+``X`` there).  Play M first and then L without M.  Before M in L, the block ``B`` of ``X`` (the
+run down to the ace) is inert: nothing lands on an ace, and each card of ``B`` lies on its
+successor, the one place it could move to.  So the moves of L before M touch ``B`` only by
+carrying it (the card ``Y`` under ``X``, or one lower, moves and ``B`` rides along), and after
+M they do the same without ``B``; every move stays legal, since legality depends only on the
+block's first card and the destination's top, and no top changes except where ``B`` lay (an
+ace, which receives nothing) and on ``X + 1``, on which nothing but ``X`` can be placed (a
+card lying under ``X + 1`` that carries it moves onto its own successor, not onto ``B``).
+Removals: ``B`` holds no king, so it never holds a complete sequence of its own, and a
+complete sequence needs ``X`` on ``X + 1``; the receiving checks of L that see ``B`` on top
+therefore remove nothing, and M removes in both lines whatever it completes.  What M does
+early is uncover the card under ``X`` (or empty the column) sooner, which only adds moves,
+and perhaps remove a sequence sooner (a carry of ``X + 1``, now with ``B`` on it, or of ``Y``,
+now without ``B``, can complete one where it lands, which L completes under ``B`` or at M):
+such a sequence would only stand in L until moved, and a standing sequence is only ever
+moved and then removed at once, so every later move of L keeps an equal or no counterpart.
+So after M a win of at most ``|L| - 1`` moves remains, and by induction on the length of the
+shortest win the pruned search still reaches a win.  Relaxed has no safe move: a card can
+leave its successor.  (A second rule, ``X`` carrying any cards onto a king-based same-suit run
+ending in ``X + 1``, was dropped: its block can hold a complete sequence left standing, which
+only moving ``X`` onto ``X + 1`` later would remove, so playing it early can lose the win.)
+
+The independent check: :mod:`shell_envs.scorpion.reference` is a plain engine and exhaustive
+search written from the rules alone; the tests run it against the solver (every pruning and
+each one switched off) on positions along winning lines, constructed end games and random
+play, and check that the solver's own move generator with every pruning off makes exactly
+the reference's moves.  ``shell-envs solve --check`` re-checks any one verdict, and
+``benchmarks/scorpion_soundness.py`` re-checks the shipped ones.
 The search runs in node quotas and keeps its stack between calls, so a clock can stop it
 while a node budget alone keeps verdicts deterministic.
 """

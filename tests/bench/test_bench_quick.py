@@ -10,6 +10,7 @@ from PIL import Image
 
 from shell_envs.bench.runner import run_bench
 from shell_envs.cli import main
+from shell_envs.scorpion.winnable import deal_verdicts
 
 
 def test_bench_quick_writes_json_markdown_and_png(tmp_path: Path) -> None:
@@ -37,12 +38,22 @@ def test_bench_quick_writes_json_markdown_and_png(tmp_path: Path) -> None:
             assert r["deals"] == 2 and 0 <= r["wins"] <= 2
             assert r["win_ci"][0] <= r["win_rate"] <= r["win_ci"][1]
             assert r["mean_score"] >= 0 and r["mean_moves"] > 0
+            assert 0 <= r["winnable_won"] <= r["winnable_deals"] <= r["known_deals"] == 2
+    for rules, ceiling in data["scorpion"]["ceiling"].items():
+        verdicts = deal_verdicts(rules)
+        won = sum(verdicts[d].verdict == "won" for d in (0, 1))
+        assert ceiling == {"known_deals": 2, "winnable_deals": won, "winnable_share": won / 2}
+        assert all(r["winnable_deals"] == won for r in scorpion[rules])
 
     markdown = (out / "results.md").read_text(encoding="utf-8")
     assert markdown.startswith("# shell-envs bench")
     assert "| rank | agent | rating | 95% CI |" in markdown
     assert (
-        "| rules | agent | deals | wins | win rate (95% CI) | mean score | mean moves |" in markdown
+        "| rules | agent | deals | wins | win rate (95% CI) | winnable deals won "
+        "| mean score | mean moves |" in markdown
+    )
+    assert (
+        "Thoughtful ceiling (classic): 1 of the 2 deals with a shipped solver verdict" in markdown
     )
     assert markdown.count("| classic |") == 3 and markdown.count("| relaxed |") == 3
 
