@@ -93,7 +93,7 @@ def line_positions(pos: dict, relaxed: bool, line: list[int]) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("seed", [0, 14, 16, 26, 30, 33])
+@pytest.mark.parametrize("seed", [0, 14, 16, 26, 30, 33, 71, 112, 128, 153, 174, 216])
 def test_every_position_on_a_reference_win_is_won_classic(seed: int) -> None:
     pos = ScorpionState.from_number(seed).position()
     found = reference.search(reference.from_position(pos), False, 5_000)
