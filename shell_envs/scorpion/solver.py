@@ -32,8 +32,8 @@ an empty column, or a card under the king carrying it), and then it is removed a
 - ``king_base``: a whole column (a face-up king at its bottom) moved to an interchangeable
   empty column gives the same position with two columns swapped, so it is not generated;
   *except* when the column's top 13 cards are a complete sequence, which the receiving column
-  then removes.  (The earlier rule skipped that move too and called winnable deals lost, e.g.
-  Classic 1545, 3736, 6567, 6640, 8455: such a standing sequence can only be removed so.)
+  then removes.  (The earlier rule skipped that move too, and lost every win that needs it:
+  a standing sequence on a king at the bottom of its column can only be removed so.)
 - ``king_one_empty``: a king goes to one of several interchangeable empty columns (the
   results are the same position up to that permutation).
 - dead positions get no moves: Classic ``cyclic`` (:func:`_cyclic`: moves every win needs
