@@ -133,17 +133,7 @@ def run_position(rng: np.random.Generator, reserve: bool) -> dict:
         for _ in range(3):
             c = max(range(7), key=lambda i: len(cols[i]))
             res.append(cols[c].pop(0))
-    # face-down cards only ever lie in columns 1-4 (the deal's), at most 3 under the top card
-    fd = [
-        int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) if i < 4 else 0
-        for i, col in enumerate(cols)
-    ]
-    return {
-        "columns": [[card_code(c) for c in col] for col in cols],
-        "face_down": fd,
-        "reserve": [card_code(c) for c in res],
-        "removed": 0,
-    }
+    return _dealt_position(rng, cols, res, 0)
 
 
 def endgame_position(rng: np.random.Generator, reserve: bool, suits: int | None = None) -> dict:
@@ -173,7 +163,14 @@ def endgame_position(rng: np.random.Generator, reserve: bool, suits: int | None 
                 res.append(cols[c].pop(int(rng.integers(len(cols[c])))))
     order = rng.permutation(7)
     cols = [cols[i] for i in order]
-    # face-down cards lie in columns 1–4 only, at most 3, never the top card
+    return _dealt_position(rng, cols, res, 4 - n_suits)
+
+
+def _dealt_position(
+    rng: np.random.Generator, cols: list[list[int]], res: list[int], removed: int
+) -> dict:
+    """The position dict of ``cols`` and reserve ``res`` with random face-down counts: only in
+    columns 1–4 (the deal's), at most 3, never the top card."""
     fd = [
         int(rng.integers(0, min(3, max(len(col) - 1, 0)) + 1)) if i < 4 else 0
         for i, col in enumerate(cols)
@@ -182,5 +179,5 @@ def endgame_position(rng: np.random.Generator, reserve: bool, suits: int | None 
         "columns": [[card_code(c) for c in col] for col in cols],
         "face_down": fd,
         "reserve": [card_code(c) for c in res],
-        "removed": 4 - n_suits,
+        "removed": removed,
     }
