@@ -92,7 +92,7 @@ import numpy as np
 from shell_envs.core.jit import jit
 from shell_envs.scorpion import reference, rules
 from shell_envs.scorpion.cards import card_code
-from shell_envs.scorpion.state import ScorpionState, check_deal
+from shell_envs.scorpion.state import ScorpionState, check_deal, check_layout
 
 RULES = ("classic", "relaxed")
 DEFAULT_MAX_NODES = 2_000_000
@@ -882,6 +882,7 @@ def _initial_state(deal_or_seed: object, relaxed: bool) -> ScorpionState:
     """The state a solve starts from: a deal number, 52 card codes, a ``position()``-style dict
     or a ScorpionState."""
     if isinstance(deal_or_seed, ScorpionState):
+        check_layout(deal_or_seed.arrays)  # compiled search must never read outside an array
         return deal_or_seed
     if isinstance(deal_or_seed, Mapping):
         return ScorpionState.from_position(deal_or_seed, relaxed)

@@ -245,6 +245,17 @@ def test_cli_solve_position_check(tmp_path) -> None:
     assert "replay the solution to a win" in out.output
 
 
+def test_impossible_states_are_refused_before_any_search() -> None:
+    state = ScorpionState.from_number(0)
+    state.lens[3] = 127
+    with pytest.raises(ValueError, match=r"state.lens\[3\] \(column 4\) must be 0–52; got 127"):
+        solve(state)
+    state = ScorpionState.from_number(0)
+    state.tab[0, 0] = 99
+    with pytest.raises(ValueError, match="state"):
+        solve(state)
+
+
 def test_bad_input_is_rejected() -> None:
     with pytest.raises(ValueError, match="max_nodes"):
         solve(0, max_nodes=2**70)
