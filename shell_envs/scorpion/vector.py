@@ -159,7 +159,11 @@ class ScorpionVectorEnv(VectorEnv):
     Observations ``(N, ...)`` from the chosen encoder (with ``mask_in_obs``, a Dict with
     ``"action_mask"`` ``(N, A)``); :meth:`action_masks` returns ``bool[N, A]``.  Infos hold
     arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
-    rules' check code; :meth:`explain` gives the message) and ``deal``.
+    rules' check code; :meth:`explain` gives the message) and ``deal``: the same keys and
+    dtypes at reset and at every step.  ``autoreset_mode="same_step"`` adds ``final_obs``,
+    ``final_info`` and their masks ``_final_obs``, ``_final_info`` to every step's infos (masks
+    all False when no game ended).  With ``"next_step"``, the masks returned with a game's last
+    observation are all True: the next step resets that game and ignores its action.
     """
 
     def __init__(
@@ -173,13 +177,15 @@ class ScorpionVectorEnv(VectorEnv):
         max_moves: int | None = DEFAULT_MAX_MOVES,
         reward: str = "score",
         mask_in_obs: bool = False,
-        autoreset_mode: str = "next_step",
+        autoreset_mode: str | AutoresetMode = "next_step",
         render_mode: str | None = None,
     ) -> None:
         self.rules = choice("rules", rules, RULES)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.lang = choice("lang", lang, LANGS)
         self.reward_mode = choice("reward", reward, REWARDS)
+        if isinstance(autoreset_mode, AutoresetMode):
+            autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
         choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
         if render_mode is not None:
             raise ValueError("the batched Scorpion env does not render; use the single env")
@@ -188,7 +194,8 @@ class ScorpionVectorEnv(VectorEnv):
         self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
         self.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
         self.render_mode = None
-        self.metadata = {"autoreset_mode": AUTORESET_MODES[autoreset_mode]}
+        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
         self._same_step = autoreset_mode == "same_step"
         self._relaxed = self.rules == "relaxed"
         self.encoder = ENCODERS.create(obs_encoder)
@@ -275,7 +282,10 @@ class ScorpionVectorEnv(VectorEnv):
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
-        return self._observations(), self._infos()
+        observations, infos = self._observations(), self._infos()
+        if self._same_step:
+            infos = self._no_finals(infos, observations)
+        return observations, infos
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play one action in every game (``int[N]``)."""
@@ -297,6 +307,10 @@ class ScorpionVectorEnv(VectorEnv):
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
                    self._kind, self._obs_target(partial=False), self._codes, self._rewards,
                    self._terminated, self._truncated)  # fmt: skip
+        if not self._same_step and self._autoreset.any():
+            # the next step resets these games and ignores their actions: any will do, and a
+            # masked sampler needs at least one (a stuck game's own mask is all False)
+            self.masks[self._autoreset] = True
         infos = self._infos()
         observations = self._observations()
         if self._same_step and self._autoreset.any():
@@ -311,6 +325,8 @@ class ScorpionVectorEnv(VectorEnv):
             infos = self._infos()
             infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info)
             infos["_final_info"] = ended
+        elif self._same_step:
+            infos = self._no_finals(infos, observations)
         return (
             observations,
             self._rewards.copy(),
@@ -387,6 +403,12 @@ class ScorpionVectorEnv(VectorEnv):
         if self.mask_in_obs:
             return {"observation": obs, "action_mask": self.masks.astype(np.int8)}
         return obs
+
+    def _no_finals(self, infos: dict[str, Any], observations: Any) -> dict[str, Any]:
+        """``same_step``'s final keys when no game ended (all masked out): one schema always."""
+        ended = np.zeros(self.num_envs, np.bool_)
+        finals = {"final_obs": observations, "_final_obs": ended, "_final_info": ended}
+        return {**infos, **finals, "final_info": dict(infos)}
 
     def _infos(self) -> dict[str, Any]:
         """Per-game infos as arrays."""
