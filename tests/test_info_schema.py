@@ -86,7 +86,7 @@ def test_what_the_shell_aec_infos_keep_one_schema():
     expected = None
     for game in range(3):
         env.reset(seed=game)
-        for agent in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, terminated, truncated, info = env.last()
             expected = expected or schema(info)
             assert schema(info) == expected

@@ -33,7 +33,7 @@ RESULT = {
 }
 NO_REWARD = {"black": 0.0, "white": 0.0}
 FAST_INTS = frozenset({int, np.int64})  # checked by type first: the common, cheap case
-# Info codes and their text: ``OUTCOMES[info["outcome"]]``, ``ILLEGAL_REASONS[info["illegal_reason"]]``.
+# Info codes and their text: OUTCOMES[info["outcome"]], ILLEGAL_REASONS[info["illegal_reason"]].
 # Infos hold numbers only (one schema at reset and every step; tensor libraries take no strings).
 OUTCOMES = ("", "win", "loss", "draw")
 OUTCOME_CODES = {1.0: 1, -1.0: 2, 0.0: 3}  # by reward

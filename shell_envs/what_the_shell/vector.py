@@ -149,8 +149,10 @@ class WhatTheShellVectorEnv:
     of arrays (:data:`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
     ``illegal_action="lose"`` ends only the offending games; ``"raise"`` raises before any game
     moves.  Autoreset is Gymnasium's ``NEXT_STEP`` (:attr:`autoreset_mode`); the masks returned
-    with a game's last observation are all ones, since the next step ignores that game's actions.  With ``copy=False`` the observations are buffers that the next ``step`` overwrites
-    (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per step.  With
+    with a game's last observation are all ones, since the next step ignores that game's
+    actions.  With ``copy=False`` the observations are buffers that the next ``step``
+    overwrites (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per
+    step.  With
     ``copy=True`` (default) every step returns arrays that no later step overwrites; their
     memory is recycled only once nothing outside the env refers to them any more (not even a
     view), which spares the page faults of fresh multi-megabyte arrays on every step.
