@@ -160,10 +160,10 @@ class ScorpionVectorEnv(VectorEnv):
     ``"action_mask"`` ``(N, A)``); :meth:`action_masks` returns ``bool[N, A]``.  Infos hold
     arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
     rules' check code; :meth:`explain` gives the message) and ``deal``: the same keys and
-    dtypes at reset and at every step.  ``autoreset_mode="same_step"`` adds ``final_obs``,
-    ``final_info`` and their masks ``_final_obs``, ``_final_info`` to every step's infos (masks
-    all False when no game ended).  With ``"next_step"``, the masks returned with a game's last
-    observation are all True: the next step resets that game and ignores its action.
+    dtypes at reset and at every step; ``autoreset_mode="same_step"`` adds Gymnasium's
+    ``final_obs``, ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game
+    ended.  With ``"next_step"``, the masks returned with a game's last observation are all
+    True: the next step resets that game and ignores its action.
     """
 
     def __init__(
@@ -282,10 +282,7 @@ class ScorpionVectorEnv(VectorEnv):
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
-        observations, infos = self._observations(), self._infos()
-        if self._same_step:
-            infos = self._no_finals(infos, observations)
-        return observations, infos
+        return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play one action in every game (``int[N]``)."""
@@ -325,8 +322,6 @@ class ScorpionVectorEnv(VectorEnv):
             infos = self._infos()
             infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info)
             infos["_final_info"] = ended
-        elif self._same_step:
-            infos = self._no_finals(infos, observations)
         return (
             observations,
             self._rewards.copy(),
@@ -403,12 +398,6 @@ class ScorpionVectorEnv(VectorEnv):
         if self.mask_in_obs:
             return {"observation": obs, "action_mask": self.masks.astype(np.int8)}
         return obs
-
-    def _no_finals(self, infos: dict[str, Any], observations: Any) -> dict[str, Any]:
-        """``same_step``'s final keys when no game ended (all masked out): one schema always."""
-        ended = np.zeros(self.num_envs, np.bool_)
-        finals = {"final_obs": observations, "_final_obs": ended, "_final_info": ended}
-        return {**infos, **finals, "final_info": dict(infos)}
 
     def _infos(self) -> dict[str, Any]:
         """Per-game infos as arrays."""
