@@ -90,7 +90,7 @@ class ScorpionVecEnv(VecEnv):
             finals = _split(infos["final_info"], self.num_envs)
             for i in np.flatnonzero(infos["_final_obs"]):
                 per_game[i] = finals[i]
-                per_game[i]["terminal_observation"] = _row(infos["final_obs"], i)
+                per_game[i]["terminal_observation"] = infos["final_obs"][i]
                 per_game[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return observations, rewards.astype(np.float32), terminated | truncated, per_game
 
@@ -299,13 +299,6 @@ class WhatTheShellSelfPlayVecEnv(VecEnv):
 def _split(infos: dict[str, Any], n: int) -> list[dict[str, Any]]:
     """The batched env's dict of arrays as one info dict per game (plain Python values)."""
     return [{key: infos[key][i].item() for key in _INFO_KEYS} for i in range(n)]
-
-
-def _row(observations: Any, index: int) -> Any:
-    """Game ``index``'s observation out of a batched (possibly Dict) observation."""
-    if isinstance(observations, dict):
-        return {key: value[index] for key, value in observations.items()}
-    return observations[index]
 
 
 def evaluate_scorpion_model(

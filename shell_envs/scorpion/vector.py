@@ -161,9 +161,10 @@ class ScorpionVectorEnv(VectorEnv):
     arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
     rules' check code; :meth:`explain` gives the message) and ``deal``: the same keys and
     dtypes at reset and at every step; ``autoreset_mode="same_step"`` adds Gymnasium's
-    ``final_obs``, ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game
-    ended.  With ``"next_step"``, the masks returned with a game's last observation are all
-    True: the next step resets that game and ignores its action.
+    ``final_obs`` (an object array: each ended game's last observation, None elsewhere),
+    ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game ended.  With
+    ``"next_step"``, the masks returned with a game's last observation are all True: the next
+    step resets that game and ignores its action.
     """
 
     def __init__(
@@ -312,7 +313,11 @@ class ScorpionVectorEnv(VectorEnv):
         observations = self._observations()
         if self._same_step and self._autoreset.any():
             ended = self._autoreset.copy()
-            final_obs, final_info = observations, infos
+            # as Gymnasium's vector envs give it: one observation per env, None where none ended
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final_obs[i] = _row(observations, int(i))
+            final_info = infos
             self._draw_deals(np.flatnonzero(ended))
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
                         self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
@@ -411,3 +416,10 @@ class ScorpionVectorEnv(VectorEnv):
             "code": self._codes.copy(),
             "deal": self.deals.copy(),
         }
+
+
+def _row(observations: Any, index: int) -> Any:
+    """Game ``index``'s observation out of a batched (possibly Dict) observation."""
+    if isinstance(observations, dict):
+        return {key: value[index] for key, value in observations.items()}
+    return observations[index]

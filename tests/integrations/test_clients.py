@@ -36,10 +36,10 @@ def test_every_table_cell_is_a_line_that_runs():
         code for row in rows[1:] if "RLlib" not in row for code in re.findall(r"`([^`]+)`", row)
     ]
     assert len(cells) >= 8
-    runs = "\n".join(BLOCKS.values())
+    runs = re.sub(r"\s+", "", "\n".join(BLOCKS.values()))  # the blocks are ruff-formatted
     for code in cells:
         if code != "action_masks()" and code != "obs.mask":
-            assert code in runs, f"table cell {code!r} is in no README block that runs"
+            assert re.sub(r"\s+", "", code) in runs, f"table cell {code!r} is in no block that runs"
     assert set(BLOCKS) == {
         f"{lib}-{game}"
         for lib in ("sb3", "torchrl", "tianshou")
@@ -81,6 +81,11 @@ def test_torchrl_on_scorpion():
     assert rollout.batch_size == (2, 200)
     assert rollout["next", "done"].sum() >= 2
     assert ("next", "score") in rollout.keys(True) and rollout["next", "score"].max() > 0
+    batched = ns["batched_rollout"]  # max_moves=10: every game ended and restarted
+    assert batched.batch_size == (4, 50) and batched["next", "done"].sum() >= 16
+    done = batched["next", "done"].squeeze(-1)
+    after = batched["observation"][:, 1:][done[:, :-1]]  # the root observation after an end
+    assert (after[:, 364] == 3).all()  # a fresh deal: the reserve is back to 3 cards
 
 
 def test_tianshou_on_what_the_shell_aec():
