@@ -124,7 +124,7 @@ class WhatTheShellEnv(ParallelEnv):
         self._info[:] = 0
         self.agents = list(AGENTS)
         self.illegal_reasons = {}
-        infos = _infos(0, int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
+        infos = _infos(int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
         self._render_frame()
         return self._observations(), infos
 
@@ -182,7 +182,7 @@ class WhatTheShellEnv(ParallelEnv):
         if len(reasons) == 2:
             rewards = {a: -1.0 for a in AGENTS}
         codes = (_illegal_code(self.board, black), _illegal_code(self.board, white))
-        infos = _infos(0, int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
+        infos = _infos(int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
         for a, own, other in (("black", *codes), ("white", *codes[::-1])):
             infos[a].update(
                 outcome=2 if own else 1,
@@ -338,11 +338,11 @@ class WhatTheShellEnv(ParallelEnv):
         return f"<WhatTheShellEnv round={int(self.meta[rules.ROUNDS])} agents={self.agents}>"
 
 
-def _infos(collision: int, rounds: int, sudden_death: bool) -> dict[str, dict[str, Any]]:
+def _infos(rounds: int, sudden_death: bool) -> dict[str, dict[str, Any]]:
     """Both players' infos for a step where nothing was played (reset, illegal actions)."""
     info = {key: 0 for key in INFO_KEYS}
-    info.update(round=rounds, collision=collision == 1, sudden_death=sudden_death)
-    info.update(illegal=False, opponent_illegal=False)
+    info.update(round=rounds, sudden_death=sudden_death)
+    info.update(collision=False, illegal=False, opponent_illegal=False)
     return {"black": info, "white": dict(info)}
 
 
