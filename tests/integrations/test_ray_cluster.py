@@ -84,6 +84,7 @@ def ray(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.Com
 
 
 @pytest.mark.skipif(not Path(RAY).exists(), reason="the ray command line is not installed")
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the cluster's processes in /proc")
 def test_the_rllib_example_runs_as_a_job_with_env_runners_on_the_worker_node():
     started = time.perf_counter()
     # one temp dir per node (short: Ray puts unix sockets in them); nodes sharing one would
