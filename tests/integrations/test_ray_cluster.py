@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -85,13 +86,18 @@ def ray(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.Com
 
 @pytest.mark.skipif(not Path(RAY).exists(), reason="the ray command line is not installed")
 @pytest.mark.skipif(sys.platform != "linux", reason="finds the cluster's processes in /proc")
-def test_the_rllib_example_runs_as_a_job_with_env_runners_on_the_worker_node():
+def test_the_rllib_example_runs_as_a_job_with_env_runners_on_the_worker_node(monkeypatch):
     started = time.perf_counter()
+    # Ray's token authentication with a token of this test's own: every command, the job and
+    # the state queries below use it, whatever ~/.ray/auth_token another Ray left behind
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
     # one temp dir per node (short: Ray puts unix sockets in them); nodes sharing one would
     # share (and delete) each other's unpacked working directories
     temps = [tempfile.mkdtemp(prefix="ray", dir="/tmp") for _ in range(2)]
     gcs, dashboard, client, agent, agent_grpc, metrics, runtime_env_agent = free_ports(7)
-    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    env = dict(os.environ)
     common = ["--node-ip-address=127.0.0.1", "--disable-usage-stats"]
     try:
         ray("start", "--head", f"--port={gcs}", "--dashboard-host=127.0.0.1",
