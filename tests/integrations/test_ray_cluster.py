@@ -122,14 +122,20 @@ def test_the_rllib_example_runs_as_a_job_with_env_runners_on_the_worker_node(mon
         results = json.loads(Path(temps[0], "results", "results.json").read_text())
         assert results["env_steps"] >= 512 and results["args"]["num_env_runners"] == 1
 
-        from ray.util.state import list_actors, list_nodes
-
-        nodes = list_nodes(address=address)
-        assert len(nodes) == 2 and all(n.state == "ALIVE" for n in nodes)
-        worker = next(n.node_id for n in nodes if not n.is_head_node)
-        runners = [a for a in list_actors(address=address) if "EnvRunner" in a.class_name]
+        # the state API from the command line: this process's Ray may have settled on another
+        # authentication mode already
+        listed = {
+            what: json.loads(
+                ray("list", what, f"--address={address}", "--format=json", env=env).stdout
+            )
+            for what in ("nodes", "actors")
+        }
+        nodes = listed["nodes"]
+        assert len(nodes) == 2 and all(n["state"] == "ALIVE" for n in nodes)
+        worker = next(n["node_id"] for n in nodes if not n["is_head_node"])
+        runners = [a for a in listed["actors"] if "EnvRunner" in a["class_name"]]
         assert runners, "the job started no env runner actor"
-        assert {a.node_id for a in runners} == {worker}
+        assert {a["node_id"] for a in runners} == {worker}
     finally:
         stop_cluster(temps)
         for temp in temps:
