@@ -31,7 +31,7 @@ def main() -> None:
             observations, rewards, terminations, truncations, infos = env.step(actions)
             if args.render:
                 print(env.render())
-        result = infos["black"].get("outcome", "truncated")
+        result = what_the_shell_v0.OUTCOMES[infos["black"]["outcome"]] or "truncated"
         print(
             f"game {game}: {infos['black']['round']} rounds, black {result}, "
             f"rewards {rewards}, final position {env.position()}"

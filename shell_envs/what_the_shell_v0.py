@@ -13,7 +13,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from shell_envs.what_the_shell.encoders import register_encoder
-from shell_envs.what_the_shell.env import WhatTheShellEnv
+from shell_envs.what_the_shell.env import ILLEGAL_REASONS, INFO_KEYS, OUTCOMES, WhatTheShellEnv
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
 
 raw_env = WhatTheShellEnv
@@ -50,4 +50,14 @@ def vector_env(num_envs: int, **kwargs: Any) -> WhatTheShellVectorEnv:
     return WhatTheShellVectorEnv(num_envs, **kwargs)
 
 
-__all__ = ["WhatTheShellAEC", "env", "parallel_env", "raw_env", "register_encoder", "vector_env"]
+__all__ = [
+    "ILLEGAL_REASONS",
+    "INFO_KEYS",
+    "OUTCOMES",
+    "WhatTheShellAEC",
+    "env",
+    "parallel_env",
+    "raw_env",
+    "register_encoder",
+    "vector_env",
+]

@@ -1,4 +1,4 @@
-"""Stable-Baselines3 adapters: the batched Scorpion env as a ``VecEnv``, trained models as agents.
+"""Stable-Baselines3 adapters: batched Scorpion, What the Shell self-play, models as agents.
 
 ``ScorpionVecEnv(num_envs)`` runs :class:`~shell_envs.scorpion.vector.ScorpionVectorEnv` (one
 compiled loop over all games) behind SB3's ``VecEnv`` API, so MaskablePPO trains on it as on a
@@ -12,7 +12,17 @@ compiled loop over all games) behind SB3's ``VecEnv`` API, so MaskablePPO trains
 
 Masks reach MaskablePPO through ``env_method("action_masks")`` (one row per game, what
 ``sb3_contrib.common.maskable.utils.get_action_masks`` stacks); ``action_masks()`` returns
-them as one ``bool[N, A]`` array.  :func:`load_agent` turns a saved model into an agent for
+them as one ``bool[N, A]`` array.
+
+``WhatTheShellSelfPlayVecEnv(num_games)`` runs What the Shell games (PettingZoo parallel envs)
+with both seats of every game as rows of one ``VecEnv`` (or one learner seat against an
+agent), so MaskablePPO self-plays with the masks of every row and no SuperSuit::
+
+    from shell_envs.integrations.sb3 import WhatTheShellSelfPlayVecEnv
+
+    model = MaskablePPO("MlpPolicy", WhatTheShellSelfPlayVecEnv(8, obs_encoder="flat"))
+
+:func:`load_agent` turns a saved model into an agent for
 ``play``, ``bench`` and the evaluations.  Needs the extra ``train`` (stable-baselines3,
 sb3-contrib).
 """
@@ -28,8 +38,11 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
+from shell_envs.agents.base import Agent, choose_action, make_agent
+from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
 from shell_envs.integrations.evaluation import ScorpionResult
 from shell_envs.scorpion.vector import ScorpionVectorEnv
+from shell_envs.what_the_shell.env import AGENTS, WhatTheShellEnv
 
 _INFO_KEYS = ("score", "removed", "moves", "won", "illegal", "code", "deal")
 
@@ -77,7 +90,7 @@ class ScorpionVecEnv(VecEnv):
             finals = _split(infos["final_info"], self.num_envs)
             for i in np.flatnonzero(infos["_final_obs"]):
                 per_game[i] = finals[i]
-                per_game[i]["terminal_observation"] = _row(infos["final_obs"], i)
+                per_game[i]["terminal_observation"] = infos["final_obs"][i]
                 per_game[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         return observations, rewards.astype(np.float32), terminated | truncated, per_game
 
@@ -132,16 +145,160 @@ class ScorpionVecEnv(VecEnv):
         return self.venv.masks[index].copy()
 
 
+class WhatTheShellSelfPlayVecEnv(VecEnv):
+    """What the Shell self-play for SB3: every learning seat of ``num_games`` games is a row.
+
+    ``learner="both"`` (default): rows ``2g`` and ``2g + 1`` are black and white of game ``g``,
+    so one policy plays both sides of every game (``num_envs = 2 * num_games``).
+    ``learner="black"`` or ``"white"``: one row per game, the other seat played by
+    ``opponent`` (an agent name such as ``"greedy"`` or an agent object).  A step plays one
+    round in every game with the rows' cells; rewards are each row's own (+1/−1/0 at the end).
+    Ended games restart at once; each of their rows reports ``terminal_observation`` and
+    ``TimeLimit.truncated`` (a ``max_rounds`` cut).  Observations are the rows' own encoded
+    boards (``obs_encoder``, from that seat's side); masks reach MaskablePPO through
+    ``env_method("action_masks")``, and :meth:`action_masks` gives them as ``bool[rows, 81]``.
+    Infos are the parallel env's per-seat infos plus ``"seat"`` (0 black, 1 white).
+    ``env_kwargs`` go to :class:`~shell_envs.what_the_shell.env.WhatTheShellEnv`.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        learner: str = "both",
+        opponent: str | Agent | None = None,
+        **env_kwargs: Any,
+    ) -> None:
+        if learner not in ("both", *AGENTS):
+            raise ValueError(f"learner must be 'both', 'black' or 'white', got {learner!r}")
+        if (learner == "both") != (opponent is None):
+            raise ValueError(
+                "learner='both' takes no opponent; learner='black'/'white' needs one "
+                f"(got learner={learner!r}, opponent={opponent!r})"
+            )
+        if not isinstance(num_games, int) or num_games < 1:
+            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
+        self.games = [WhatTheShellEnv(**env_kwargs) for _ in range(num_games)]
+        self.learner = learner
+        self.seats = list(AGENTS) if learner == "both" else [learner]
+        self.opponent: Agent | None = (
+            make_agent(GAME, opponent) if isinstance(opponent, str) else opponent
+        )
+        self._other = None if learner == "both" else AGENTS[1 - AGENTS.index(learner)]
+        # row r is seat self._rows[r][1] of game self._rows[r][0]
+        self._rows = [(g, seat) for g in range(num_games) for seat in self.seats]
+        self._observations: list[dict[str, Any]] = [{} for _ in range(num_games)]
+        self._actions = np.zeros(len(self._rows), np.int64)
+        space = self.games[0].observation_space("black")
+        super().__init__(len(self._rows), space["observation"], self.games[0].action_space("black"))
+
+    def reset(self) -> np.ndarray:
+        """Start every game; ``seed(s)`` before seeds the games' samplers and the opponent."""
+        infos = []
+        for g, game in enumerate(self.games):
+            seed = self._seeds[g * len(self.seats)]
+            self._observations[g], game_infos = game.reset(
+                seed=seed, options=self._options[g * len(self.seats)] or None
+            )
+            if self.opponent is not None and g == 0:
+                self.opponent.reset(seed)
+            infos.append(game_infos)
+        self.reset_infos = [
+            {**infos[g][seat], "seat": AGENTS.index(seat)} for g, seat in self._rows
+        ]
+        self._reset_seeds()
+        self._reset_options()
+        return self._stack()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Store the rows' cells for the next round."""
+        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """One round in every game; ended games restart and report their last observations."""
+        per_seat = len(self.seats)
+        rewards = np.zeros(self.num_envs, np.float32)
+        dones = np.zeros(self.num_envs, np.bool_)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        for g, game in enumerate(self.games):
+            actions = {
+                seat: int(self._actions[g * per_seat + k]) for k, seat in enumerate(self.seats)
+            }
+            if self._other is not None:
+                seen = self._observations[g][self._other]
+                actions[self._other] = choose_action(
+                    self.opponent,
+                    seen["observation"],
+                    seen["action_mask"],
+                    WhatTheShellView.from_env(game, self._other),
+                )
+            observations, reward, terminated, truncated, game_infos = game.step(actions)
+            ended = not game.agents
+            for k, seat in enumerate(self.seats):
+                row = g * per_seat + k
+                rewards[row] = reward[seat]
+                dones[row] = ended
+                infos[row] = {**game_infos[seat], "seat": AGENTS.index(seat)}
+                if ended:
+                    infos[row]["terminal_observation"] = observations[seat]["observation"]
+                    infos[row]["TimeLimit.truncated"] = bool(
+                        truncated[seat] and not terminated[seat]
+                    )
+            if ended:
+                observations, _ = game.reset()
+            self._observations[g] = observations
+        return self._stack(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[rows, 81]``: each row's legal cells (the empty ones of its game)."""
+        return np.stack([self._row_mask(r) for r in range(self.num_envs)])
+
+    def close(self) -> None:
+        """Close every game."""
+        for game in self.games:
+            game.close()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """An attribute of each row's game (``action_masks``: the row's mask function)."""
+        if attr_name == "action_masks":
+            return [lambda r=r: self._row_mask(r) for r in self._get_indices(indices)]
+        return [
+            getattr(self.games[self._rows[r][0]], attr_name) for r in self._get_indices(indices)
+        ]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of each row's game."""
+        for r in self._get_indices(indices):
+            setattr(self.games[self._rows[r][0]], attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs
+    ) -> list[Any]:
+        """``action_masks()`` per row; any other method is called on each row's game."""
+        if method_name == "action_masks":
+            return [self._row_mask(r) for r in self._get_indices(indices)]
+        return [
+            getattr(self.games[self._rows[r][0]], method_name)(*method_args, **method_kwargs)
+            for r in self._get_indices(indices)
+        ]
+
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
+        """No game is wrapped."""
+        return [False for _ in self._get_indices(indices)]
+
+    def _row_mask(self, row: int) -> np.ndarray:
+        """Row ``row``'s legal cells as ``bool[81]``."""
+        return self.games[self._rows[row][0]].board == 0
+
+    def _stack(self) -> np.ndarray:
+        """The rows' observations as one array."""
+        return np.stack([self._observations[g][seat]["observation"] for g, seat in self._rows])
+
+
 def _split(infos: dict[str, Any], n: int) -> list[dict[str, Any]]:
     """The batched env's dict of arrays as one info dict per game (plain Python values)."""
     return [{key: infos[key][i].item() for key in _INFO_KEYS} for i in range(n)]
-
-
-def _row(observations: Any, index: int) -> Any:
-    """Game ``index``'s observation out of a batched (possibly Dict) observation."""
-    if isinstance(observations, dict):
-        return {key: value[index] for key, value in observations.items()}
-    return observations[index]
 
 
 def evaluate_scorpion_model(

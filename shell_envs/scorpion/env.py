@@ -81,6 +81,7 @@ class ScorpionEnv(gym.Env):
         self._n_legal = 0
         self._steps = 0
         self._deal: int | None = None
+        self.message = ""  # the last step's refusal message ("" when it was accepted)
         self._window: Any = None
         self._refresh_mask()
 
@@ -123,9 +124,8 @@ class ScorpionEnv(gym.Env):
         self._state = state
         self._steps = 0
         self._refresh_mask()
-        info = self._info(engine.OK, None)
-        info["deal"] = self._deal
-        return self._observe(), info
+        self.message = ""
+        return self._observe(), self._info(engine.OK)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         """Play one action; an illegal one leaves the game unchanged (or raises, if asked)."""
@@ -142,13 +142,14 @@ class ScorpionEnv(gym.Env):
             code, points, self._n_legal = engine.step(
                 s.tab, s.lens, s.fd, s.reserve, s.meta, s.hist, a, self.allow_undo, self._mask
             )
-        text = None
+        text = ""
         if code:
             text = self._message(code, action, a)
             if self._raise:
                 raise IllegalMove(text)
+        self.message = text
         self._steps += 1
-        info = self._info(code, text)
+        info = self._info(code)
         won = info["won"]
         if self._win_reward:
             reward = 1.0 if won and not code and a != engine.UNDO_ACTION else 0.0
@@ -239,8 +240,8 @@ class ScorpionEnv(gym.Env):
             return {"observation": obs, "action_mask": self._mask.astype(np.int8)}
         return obs
 
-    def _info(self, code: int, text: str | None) -> dict[str, Any]:
-        """The step's info dict."""
+    def _info(self, code: int) -> dict[str, Any]:
+        """The step's info dict: the same keys and types at reset and at every step."""
         removed, score, moves = self._state.meta[:3].tolist()
         return {
             "action_mask": self._mask.copy(),
@@ -249,7 +250,8 @@ class ScorpionEnv(gym.Env):
             "moves": moves,
             "won": removed == 4,
             "illegal": code != engine.OK,
-            "message": text,
+            "code": int(code),
+            "deal": -1 if self._deal is None else self._deal,
         }
 
     def _message(self, code: int, action: Any, a: int) -> str:

@@ -160,7 +160,12 @@ class ScorpionVectorEnv(VectorEnv):
     Observations ``(N, ...)`` from the chosen encoder (with ``mask_in_obs``, a Dict with
     ``"action_mask"`` ``(N, A)``); :meth:`action_masks` returns ``bool[N, A]``.  Infos hold
     arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
-    rules' check code; :meth:`explain` gives the message) and ``deal``.
+    rules' check code; :meth:`explain` gives the message) and ``deal``: the same keys and
+    dtypes at reset and at every step; ``autoreset_mode="same_step"`` adds Gymnasium's
+    ``final_obs`` (an object array: each ended game's last observation, None elsewhere),
+    ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game ended.  With
+    ``"next_step"``, the masks returned with a game's last observation are all True: the next
+    step resets that game and ignores its action.
     """
 
     def __init__(
@@ -174,13 +179,15 @@ class ScorpionVectorEnv(VectorEnv):
         max_moves: int | None = DEFAULT_MAX_MOVES,
         reward: str = "score",
         mask_in_obs: bool = False,
-        autoreset_mode: str = "next_step",
+        autoreset_mode: str | AutoresetMode = "next_step",
         render_mode: str | None = None,
     ) -> None:
         self.rules = choice("rules", rules, RULES)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.lang = choice("lang", lang, LANGS)
         self.reward_mode = choice("reward", reward, REWARDS)
+        if isinstance(autoreset_mode, AutoresetMode):
+            autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
         choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
         if render_mode is not None:
             raise ValueError("the batched Scorpion env does not render; use the single env")
@@ -189,7 +196,8 @@ class ScorpionVectorEnv(VectorEnv):
         self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
         self.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
         self.render_mode = None
-        self.metadata = {"autoreset_mode": AUTORESET_MODES[autoreset_mode]}
+        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
         self._same_step = autoreset_mode == "same_step"
         self._relaxed = self.rules == "relaxed"
         self.encoder = ENCODERS.create(obs_encoder)
@@ -306,11 +314,19 @@ class ScorpionVectorEnv(VectorEnv):
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
                    self._kind, self._obs_target(partial=False), self._codes, self._rewards,
                    self._terminated, self._truncated)  # fmt: skip
+        if not self._same_step and self._autoreset.any():
+            # the next step resets these games and ignores their actions: any will do, and a
+            # masked sampler needs at least one (a stuck game's own mask is all False)
+            self.masks[self._autoreset] = True
         infos = self._infos()
         observations = self._observations()
         if self._same_step and self._autoreset.any():
             ended = self._autoreset.copy()
-            final_obs, final_info = observations, infos
+            # as Gymnasium's vector envs give it: one observation per env, None where none ended
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                final_obs[i] = _row(observations, int(i))
+            final_info = infos
             self._draw_deals(np.flatnonzero(ended))
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
                         self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
@@ -410,3 +426,10 @@ class ScorpionVectorEnv(VectorEnv):
             "code": self._codes.copy(),
             "deal": self.deals.copy(),
         }
+
+
+def _row(observations: Any, index: int) -> Any:
+    """Game ``index``'s observation out of a batched (possibly Dict) observation."""
+    if isinstance(observations, dict):
+        return {key: value[index] for key, value in observations.items()}
+    return observations[index]

@@ -35,7 +35,17 @@ RESULT = {
 }
 NO_REWARD = {"black": 0.0, "white": 0.0}
 FAST_INTS = frozenset({int, np.int64})  # checked by type first: the common, cheap case
-OUTCOME_NAMES = {1.0: "win", 0.0: "draw", -1.0: "loss"}
+# Info codes and their text: OUTCOMES[info["outcome"]], ILLEGAL_REASONS[info["illegal_reason"]].
+# Infos hold numbers only (one schema at reset and every step; tensor libraries take no strings).
+OUTCOMES = ("", "win", "loss", "draw")
+OUTCOME_CODES = {1.0: 1, -1.0: 2, 0.0: 3}  # by reward
+ILLEGAL_REASONS = (
+    "",
+    "out of range",
+    "occupied by a black turtle",
+    "occupied by a white turtle",
+    "occupied by an egg",
+)
 
 
 class WhatTheShellEnv(ParallelEnv):
@@ -81,6 +91,7 @@ class WhatTheShellEnv(ParallelEnv):
         self.state_space = PlanesEncoder().space
         self._window: HumanWindow | None = None
         self._info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
+        self.illegal_reasons: dict[str, str] = {}  # the last step's reasons, by offender
         self.board, self.eggs, self.meta = rules.new_state()
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -105,9 +116,8 @@ class WhatTheShellEnv(ParallelEnv):
         self.board, self.eggs, self.meta = arrays
         self._info[:] = 0
         self.agents = list(AGENTS)
-        infos = {
-            a: {"round": 0, "sudden_death": bool(self.meta[rules.SUDDEN_DEATH])} for a in AGENTS
-        }
+        self.illegal_reasons = {}
+        infos = _infos(int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
         self._render_frame()
         return self._observations(), infos
 
@@ -201,15 +211,17 @@ class WhatTheShellEnv(ParallelEnv):
         rewards = {a: (-1.0 if a in reasons else 1.0) for a in AGENTS}
         if len(reasons) == 2:
             rewards = {a: -1.0 for a in AGENTS}
-        infos = {
-            a: {
-                "round": int(self.meta[rules.ROUNDS]),
-                "illegal": sorted(reasons),
-                "illegal_reasons": dict(reasons),
-                "outcome": "loss" if a in reasons else "win",
-            }
-            for a in AGENTS
-        }
+        codes = (_illegal_code(self.board, black), _illegal_code(self.board, white))
+        infos = _infos(int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
+        for a, own, other in (("black", *codes), ("white", *codes[::-1])):
+            infos[a].update(
+                outcome=2 if own else 1,
+                illegal=own != 0,
+                illegal_reason=own,
+                opponent_illegal=other != 0,
+                opponent_illegal_reason=other,
+            )
+        self.illegal_reasons = reasons
         self.agents = []
         return (
             self._observations(),
@@ -227,6 +239,8 @@ class WhatTheShellEnv(ParallelEnv):
         terminated = outcome != rules.ONGOING
         truncated = not terminated and rounds >= self.max_rounds
         rewards = RESULT[outcome] if terminated else NO_REWARD
+        outcome_b = OUTCOME_CODES[rewards["black"]] if terminated else 0
+        outcome_w = OUTCOME_CODES[rewards["white"]] if terminated else 0
         collided = collision == 1
         sudden = sudden_death == 1
         infos = {
@@ -245,6 +259,11 @@ class WhatTheShellEnv(ParallelEnv):
                 "winning_turtles": win_b,
                 "opponent_winning_turtles": win_w,
                 "sudden_death": sudden,
+                "outcome": outcome_b,
+                "illegal": False,
+                "illegal_reason": 0,
+                "opponent_illegal": False,
+                "opponent_illegal_reason": 0,
             },
             "white": {
                 "round": rounds,
@@ -261,11 +280,13 @@ class WhatTheShellEnv(ParallelEnv):
                 "winning_turtles": win_w,
                 "opponent_winning_turtles": win_b,
                 "sudden_death": sudden,
+                "outcome": outcome_w,
+                "illegal": False,
+                "illegal_reason": 0,
+                "opponent_illegal": False,
+                "opponent_illegal_reason": 0,
             },
         }
-        if terminated:
-            for agent in AGENTS:
-                infos[agent]["outcome"] = OUTCOME_NAMES[rewards[agent]]
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":
@@ -347,9 +368,54 @@ class WhatTheShellEnv(ParallelEnv):
         return f"<WhatTheShellEnv round={int(self.meta[rules.ROUNDS])} agents={self.agents}>"
 
 
+def _infos(rounds: int, sudden_death: bool) -> dict[str, dict[str, Any]]:
+    """Both players' infos for a step where nothing was played (reset, illegal actions)."""
+    info = {key: 0 for key in INFO_KEYS}
+    info.update(round=rounds, sudden_death=sudden_death)
+    info.update(collision=False, illegal=False, opponent_illegal=False)
+    return {"black": info, "white": dict(info)}
+
+
+def _illegal_code(board: np.ndarray, action: Any) -> int:
+    """The :data:`ILLEGAL_REASONS` code of an integer action (0: legal)."""
+    if not 0 <= action < rules.CELLS:
+        return 1
+    return int(board[action]) + 1 if board[action] != rules.EMPTY else 0
+
+
 def _is_integer(action: Any) -> bool:
     """An int or numpy integer (not a bool)."""
     return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
 
 
-__all__ = ["WhatTheShellEnv", "cell_name", "DEFAULT_MAX_ROUNDS"]
+# every info's keys, in order; values are int, or bool for the flags (see the README's schema)
+INFO_KEYS = (
+    "round",
+    "collision",
+    "captures",
+    "opponent_captures",
+    "hatched",
+    "opponent_hatched",
+    "eggs_vanished",
+    "eggs_captured",
+    "turtles_lost",
+    "opponent_turtles_lost",
+    "waves",
+    "winning_turtles",
+    "opponent_winning_turtles",
+    "sudden_death",
+    "outcome",
+    "illegal",
+    "illegal_reason",
+    "opponent_illegal",
+    "opponent_illegal_reason",
+)
+
+__all__ = [
+    "DEFAULT_MAX_ROUNDS",
+    "ILLEGAL_REASONS",
+    "INFO_KEYS",
+    "OUTCOMES",
+    "WhatTheShellEnv",
+    "cell_name",
+]

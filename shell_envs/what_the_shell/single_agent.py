@@ -38,8 +38,9 @@ class WhatTheShellSingleEnv(gym.Env):
         mask_in_obs: observations are ``{"observation", "action_mask"}`` Dicts when True.
         opponent_kwargs: keyword arguments for a named opponent (e.g. ``{"iterations": 200}``).
 
-    ``info`` holds the learner's round info from the parallel env, plus ``"seat"`` and, after a
-    step, ``"opponent_action"`` (the cell the opponent chose that round).
+    ``info`` holds the learner's round info from the parallel env (numbers only, the same keys
+    at reset and every step), plus ``"seat"`` (0 black, 1 white) and ``"opponent_action"`` (the
+    cell the opponent chose that round; -1 after a reset).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
@@ -97,7 +98,8 @@ class WhatTheShellSingleEnv(gym.Env):
             self.seat = AGENTS[int(self.np_random.integers(2))]
         self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
         self._observations, infos = self.game.reset(seed=seed, options=options)
-        return self._own_observation(), {**infos[self.seat], "seat": self.seat}
+        info = {**infos[self.seat], "seat": AGENTS.index(self.seat), "opponent_action": -1}
+        return self._own_observation(), info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play a round: the learner's ``action`` and the opponent's choice on the same position."""
@@ -119,7 +121,11 @@ class WhatTheShellSingleEnv(gym.Env):
             {self.seat: action, opponent_seat: opponent_action}
         )
         self._observations = observations
-        info = {**infos[self.seat], "seat": self.seat, "opponent_action": opponent_action}
+        info = {
+            **infos[self.seat],
+            "seat": AGENTS.index(self.seat),
+            "opponent_action": int(opponent_action),
+        }
         return (
             self._own_observation(),
             float(rewards[self.seat]),

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
@@ -77,7 +78,8 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
     ``rewards[0|1, i]``, ``flags[:, i]`` (terminated black, white, truncated black, white),
     the observations of the built-in encoder ``kind`` and the ``report[:, i]`` rows named by
     :data:`REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return ``autoreset`` flags
-    the games that ended.  ``work`` holds each game's scratch, so the loop allocates nothing.
+    the games that ended, whose masks are all ones (masked samplers need a legal action; the
+    next step ignores it).  ``work`` holds each game's scratch, so the loop allocates nothing.
     """
     for i in prange(board.shape[0]):
         illegal = 0
@@ -133,6 +135,10 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
         report[rules.INFO_SIZE + 2, i] = illegal
         _observe(kind, row(board, i), row(eggs, i), row(meta, i), row(obs_b, i), row(obs_w, i),
                  row(row(masks, 0), i), row(row(masks, 1), i))  # fmt: skip
+        if autoreset[i]:  # the next step resets this game and ignores its actions: any will do
+            for cell in range(rules.CELLS):
+                masks[0, i, cell] = 1
+                masks[1, i, cell] = 1
 
 
 class WhatTheShellVectorEnv:
@@ -143,14 +149,18 @@ class WhatTheShellVectorEnv:
     "action_mask": (N, 81) int8}``, rewards ``float32[N]``, flags ``bool[N]``, and infos a dict
     of arrays (:data:`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
     ``illegal_action="lose"`` ends only the offending games; ``"raise"`` raises before any game
-    moves.  With ``copy=False`` the observations are buffers that the next ``step`` overwrites
-    (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per step.  With
+    moves.  Autoreset is Gymnasium's ``NEXT_STEP`` (:attr:`autoreset_mode`); the masks returned
+    with a game's last observation are all ones, since the next step ignores that game's
+    actions.  With ``copy=False`` the observations are buffers that the next ``step``
+    overwrites (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per
+    step.  With
     ``copy=True`` (default) every step returns arrays that no later step overwrites; their
     memory is recycled only once nothing outside the env refers to them any more (not even a
     view), which spares the page faults of fresh multi-megabyte arrays on every step.
     """
 
-    metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": "NextStep"}
+    metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": AutoresetMode.NEXT_STEP}
+    autoreset_mode = AutoresetMode.NEXT_STEP  # as Gymnasium's vector envs expose it
 
     def __init__(
         self,

@@ -13,6 +13,7 @@ from shell_envs.integrations.evaluation import play_match, play_scorpion
 from shell_envs.integrations.sb3 import (
     ScorpionVecEnv,
     WhatTheShellModelAgent,
+    WhatTheShellSelfPlayVecEnv,
     evaluate_scorpion_model,
     load_agent,
 )
@@ -155,3 +156,58 @@ def test_wilson_intervals_and_match_summaries():
     row = result.as_dict()
     assert row["loss_rate"] == 0.6 and row["win_ci95"] == [lo, hi]
     assert "30 W / 10 D / 60 L of 100" in str(result)
+
+
+def test_self_play_rows_are_both_seats_of_each_game_with_their_masks():
+    env = WhatTheShellSelfPlayVecEnv(3, obs_encoder="flat", max_rounds=4)
+    assert env.num_envs == 6 and is_masking_supported(env)
+    obs = env.reset()
+    assert obs.shape == (6, 325)
+    assert [info["seat"] for info in env.reset_infos] == [0, 1] * 3
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        masks = get_action_masks(env)
+        assert masks.shape == (6, 81) and masks.dtype == bool
+        np.testing.assert_array_equal(masks, env.action_masks())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = env.step(actions)
+        for g in range(3):
+            black, white = obs[2 * g], obs[2 * g + 1]
+            if not dones[2 * g]:  # each row sees its own turtles as "own" (planes 0 and 1 swap)
+                np.testing.assert_array_equal(black[:81], white[81:162])
+                info = infos[2 * g]
+                assert black[actions[2 * g]] == 1 or info["collision"] or info["turtles_lost"]
+            assert rewards[2 * g] == -rewards[2 * g + 1]
+    # max_rounds=4: every game was cut at round 4 and restarted
+    assert dones.all() and all(info["TimeLimit.truncated"] for info in infos)
+    assert all(info["terminal_observation"].shape == (325,) for info in infos)
+    assert all(game.position()["black"] == [] for game in env.games)
+
+
+def test_a_learner_seat_against_an_opponent_is_one_row_per_game():
+    env = WhatTheShellSelfPlayVecEnv(2, learner="white", opponent="greedy", obs_encoder="flat")
+    assert env.num_envs == 2
+    env.reset()
+    _, _, _, infos = env.step(get_action_masks(env).argmax(axis=1))
+    assert [info["seat"] for info in infos] == [1, 1]
+    assert all(int(np.sum(game.board != 0)) >= 1 for game in env.games)
+    with pytest.raises(ValueError, match="needs one"):
+        WhatTheShellSelfPlayVecEnv(2, learner="black")
+    with pytest.raises(ValueError, match="takes no opponent"):
+        WhatTheShellSelfPlayVecEnv(2, opponent="greedy")
+
+
+def test_maskable_ppo_self_plays_on_the_vec_env():
+    env = VecMonitor(WhatTheShellSelfPlayVecEnv(4, obs_encoder="flat", max_rounds=40))
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=64, batch_size=128, n_epochs=1, seed=0, device="cpu"
+    )
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+    obs = env.reset()
+    for _ in range(30):
+        masks = get_action_masks(env)
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(8), actions].all()
+        obs, _, _, infos = env.step(actions)
+        assert not any(info["illegal"] for info in infos)

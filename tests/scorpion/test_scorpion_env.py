@@ -52,12 +52,11 @@ def test_spaces_and_info_keys():
     assert make(allow_undo=True).action_space == spaces.Discrete(366)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
-    assert {"action_mask", "score", "removed", "moves", "won", "illegal", "message", "deal"} <= set(
-        info
-    )
+    keys = {"action_mask", "score", "removed", "moves", "won", "illegal", "code", "deal"}
+    assert set(info) == keys
     _, _, _, _, info = env.step(rules.RESERVE_ACTION)
-    assert {"action_mask", "score", "removed", "moves", "won", "illegal", "message"} <= set(info)
-    assert info["message"] is None and info["illegal"] is False
+    assert set(info) == keys and info["deal"] == 0
+    assert env.unwrapped.message == "" and info["illegal"] is False and info["code"] == 0
 
 
 def test_action_masks_match_info_and_are_copies():
@@ -88,7 +87,8 @@ def test_illegal_action_rejected_leaves_the_game_unchanged():
     for bad in (-1, 365, 10**30):
         obs2, reward, terminated, truncated, info = env.step(bad)
         assert info["illegal"] and reward == 0 and not terminated
-        assert info["message"].startswith(f"Action {bad} is out of range")
+        assert env.unwrapped.message.startswith(f"Action {bad} is out of range")
+        assert info["code"] == rules.E_OUT_OF_RANGE
         np.testing.assert_array_equal(obs, obs2)
     for bad in (3.5, "x", np.array([1, 2]), True):
         with pytest.raises(ValueError, match="an action must be one integer"):
@@ -133,7 +133,8 @@ def test_hungarian_messages_through_the_env():
     assert env.unwrapped.explain(999) == "Érvénytelen lépés (999): a lépések 0 és 365 közöttiek"
     env.step(rules.RESERVE_ACTION)
     _, _, _, _, info = env.step(rules.RESERVE_ACTION)
-    assert info["message"] == "A tartalék csak egyszer osztható ki, és már kiosztottuk"
+    assert env.unwrapped.message == "A tartalék csak egyszer osztható ki, és már kiosztottuk"
+    assert info["code"] == rules.E_RESERVE_DEALT
     ace, _ = start(position({1: "AS", 2: "KH"}), lang="hu")
     assert ace.unwrapped.explain(action("KH", 1)) == "Ászra semmi sem helyezhető"
 

@@ -18,6 +18,7 @@ from shell_envs import what_the_shell_v0
 from shell_envs.core.errors import IllegalMove
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import ENCODERS, register_encoder
+from shell_envs.what_the_shell.env import ILLEGAL_REASONS, OUTCOMES
 from shell_envs.what_the_shell.position import cell_index
 
 
@@ -140,7 +141,8 @@ def test_win_rewards_and_infos():
     assert rewards == {"black": 1.0, "white": -1.0}
     assert terms == {"black": True, "white": True}
     assert truncs == {"black": False, "white": False}
-    assert infos["black"]["outcome"] == "win" and infos["white"]["outcome"] == "loss"
+    assert OUTCOMES[infos["black"]["outcome"]] == "win"
+    assert OUTCOMES[infos["white"]["outcome"]] == "loss"
     assert infos["black"]["winning_turtles"] == 5
     assert infos["white"]["opponent_winning_turtles"] == 5
     assert env.agents == []
@@ -182,9 +184,12 @@ def test_illegal_action_loses_and_leaves_the_board_unchanged():
     _, rewards, terms, _, infos = env.step({"black": cell_index("e5"), "white": 3})
     assert rewards == {"black": -1.0, "white": 1.0}
     assert terms == {"black": True, "white": True}
-    assert infos["black"]["illegal"] == ["black"]
-    assert "e5" in infos["white"]["illegal_reasons"]["black"]
-    assert "occupied by a black turtle" in infos["black"]["illegal_reasons"]["black"]
+    assert infos["black"]["illegal"] and infos["white"]["opponent_illegal"]
+    assert not (infos["white"]["illegal"] or infos["black"]["opponent_illegal"])
+    assert ILLEGAL_REASONS[infos["black"]["illegal_reason"]] == "occupied by a black turtle"
+    assert infos["white"]["opponent_illegal_reason"] == infos["black"]["illegal_reason"]
+    assert list(env.illegal_reasons) == ["black"] and "e5" in env.illegal_reasons["black"]
+    assert "occupied by a black turtle" in env.illegal_reasons["black"]
     assert env.position() == before
 
 
@@ -193,7 +198,10 @@ def test_both_illegal_both_lose():
     env.reset(options={"position": {"black": ["e5"]}})
     _, rewards, _, _, infos = env.step({"black": 81, "white": cell_index("e5")})
     assert rewards == {"black": -1.0, "white": -1.0}
-    assert "out of range" in infos["black"]["illegal_reasons"]["black"]
+    assert "out of range" in env.illegal_reasons["black"]
+    assert ILLEGAL_REASONS[infos["black"]["illegal_reason"]] == "out of range"
+    assert ILLEGAL_REASONS[infos["white"]["illegal_reason"]] == "occupied by a black turtle"
+    assert OUTCOMES[infos["black"]["outcome"]] == OUTCOMES[infos["white"]["outcome"]] == "loss"
 
 
 def test_illegal_action_raise_names_the_cell():
@@ -335,5 +343,6 @@ def test_huge_and_negative_actions_are_illegal_not_crashes():
     env.reset()
     _, rewards, _, _, infos = env.step({"black": 10**30, "white": -1})
     assert rewards == {"black": -1.0, "white": -1.0}
-    assert "out of range" in infos["black"]["illegal_reasons"]["black"]
-    assert "out of range" in infos["black"]["illegal_reasons"]["white"]
+    assert "out of range" in env.illegal_reasons["black"]
+    assert "out of range" in env.illegal_reasons["white"]
+    assert infos["black"]["illegal_reason"] == infos["black"]["opponent_illegal_reason"] == 1
