@@ -4,8 +4,8 @@
         --max-nodes 2000000 --reference-deals 200 --reference-nodes 50000 --workers 2
 
 For deals 0 … DEALS-1 the solver is run again with one pruning switched off (each of
-:data:`shell_envs.scorpion.solver.PRUNINGS` that the rule set uses, in turn), and for deals 0 … REFERENCE_DEALS-1 the
-plain reference search (:mod:`shell_envs.scorpion.reference`, no pruning at all, in plain
+:data:`shell_envs.scorpion.solver.PRUNINGS` that the rule set uses, in turn), and for
+deals 0 … REFERENCE_DEALS-1 the plain reference search (:mod:`shell_envs.scorpion.reference`, no pruning at all, in plain
 Python) is run under its own node budget.
 A verdict that differs from the shipped one (``shell_envs/data/scorpion_verdicts_<rules>.tsv``)
 is a bug; ``unknown`` means the budget ran out.  Won lines are replayed in the reference.
