@@ -5,8 +5,9 @@
 
 For deals 0 … DEALS-1 the solver is run again with one pruning switched off (each of
 :data:`shell_envs.scorpion.solver.PRUNINGS` that the rule set uses, in turn), and for
-deals 0 … REFERENCE_DEALS-1 the plain reference search (:mod:`shell_envs.scorpion.reference`, no pruning at all, in plain
-Python) is run under its own node budget.
+deals 0 … REFERENCE_DEALS-1 the plain reference search
+(:mod:`shell_envs.scorpion.reference`, no pruning at all, in plain Python) is run under its
+own node budget.
 A verdict that differs from the shipped one (``shell_envs/data/scorpion_verdicts_<rules>.tsv``)
 is a bug; ``unknown`` means the budget ran out.  Won lines are replayed in the reference.
 Prints one Markdown table and exits non-zero on any disagreement.

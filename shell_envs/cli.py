@@ -436,9 +436,7 @@ def speed(seconds: float, repeats: int, game: str) -> None:
     help="A JSON file holding a position, as the env's position() returns it.",
 )
 @click.option("--rules", type=click.Choice(["classic", "relaxed"]), default="classic")
-@click.option(
-    "--max-nodes", type=click.IntRange(1, 10**12), default=None, help="Search budget."
-)
+@click.option("--max-nodes", type=click.IntRange(1, 10**12), default=None, help="Search budget.")
 @click.option("--max-seconds", type=click.FloatRange(0, min_open=True), default=None)
 @click.option(
     "--check",
