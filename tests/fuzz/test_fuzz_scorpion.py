@@ -70,7 +70,7 @@ def test_an_integer_out_of_range_is_refused_by_the_rules(bad):
     state = env.unwrapped.get_state()
     _, reward, terminated, _, info = env.step(bad)
     assert info["illegal"] and reward == 0 and not terminated
-    assert "out of range" in info["message"]
+    assert "out of range" in env.unwrapped.message
     assert env.unwrapped.get_state() == state
 
 
@@ -364,7 +364,7 @@ def test_a_won_game_stays_won_no_undo():
     assert not info["action_mask"].any()
     before = snapshot(env)
     _, reward, terminated, _, info = env.step(rules.UNDO_ACTION)
-    assert info["illegal"] and reward == 0 and "game is over" in info["message"]
+    assert info["illegal"] and reward == 0 and "game is over" in env.unwrapped.message
     assert snapshot(env)[0] == before[0] and env.unwrapped.get_state().won
     assert "game is over" in env.unwrapped.explain(rules.UNDO_ACTION)
 

@@ -85,7 +85,7 @@ def test_kings_only_to_an_empty_column():
     msg = "Only a king can be placed on an empty column"
     assert env.unwrapped.explain(action("QH", 1)) == msg
     _, _, _, _, rejected = env.step(action("QH", 1))
-    assert rejected["illegal"] and rejected["message"] == msg
+    assert rejected["illegal"] and env.unwrapped.message == msg
     hu, _ = start(position({1: "", 2: "7C QH JD"}), lang="hu")
     assert hu.unwrapped.explain(action("QH", 1)) == "Üres oszlopra csak király kerülhet"
     _, reward, _, _, moved = env.step(action("KH", 1))
@@ -97,7 +97,7 @@ def test_classic_needs_the_same_suit():
     env, info = start(position({1: "8S", 2: "KD 7H"}))
     assert not info["action_mask"][action("7H", 1)]
     _, _, _, _, info = env.step(action("7H", 1))
-    assert info["illegal"] and info["message"] == "Rule: the cards must be of the same suit"
+    assert info["illegal"] and env.unwrapped.message == "Rule: the cards must be of the same suit"
     hu, _ = start(position({1: "8S", 2: "KD 7H"}), lang="hu")
     assert (
         hu.unwrapped.explain(action("7H", 1)) == "Szabály: a lapoknak azonos színűnek kell lenniük"
@@ -229,7 +229,7 @@ def test_reserve_only_once():
     assert not env.unwrapped.action_masks()[rules.RESERVE_ACTION]
     _, _, _, _, info = env.step(rules.RESERVE_ACTION)
     assert info["illegal"]
-    assert info["message"] == "The reserve has already been dealt: it can be dealt only once"
+    assert env.unwrapped.message == "The reserve has already been dealt: it can be dealt only once"
 
 
 # --- the score table ------------------------------------------------------------------------
@@ -302,7 +302,7 @@ def test_undo_history_limited_to_100_moves():
     assert not info["action_mask"][rules.UNDO_ACTION]
     _, _, _, _, info = env.step(rules.UNDO_ACTION)
     assert info["illegal"]
-    assert info["message"] == "Nothing more to undo: only the last 100 moves can be undone"
+    assert env.unwrapped.message == "Nothing more to undo: only the last 100 moves can be undone"
 
 
 def test_undo_is_out_of_range_without_allow_undo():
@@ -352,7 +352,7 @@ def test_terminates_when_stuck():
     assert np.flatnonzero(info["action_mask"]).tolist() == []
     before = env.unwrapped.get_state()
     _, reward, _, _, info = env.step(rules.UNDO_ACTION)
-    assert info["illegal"] and reward == 0 and "no legal move is left" in info["message"]
+    assert info["illegal"] and reward == 0 and "no legal move is left" in env.unwrapped.message
     assert env.unwrapped.get_state() == before
 
 
