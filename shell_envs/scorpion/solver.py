@@ -1216,12 +1216,9 @@ def _check_text(state: ScorpionState, result: SolveResult, check_nodes: int) -> 
     """The line ``--check`` adds: what the plain reference found for this verdict."""
     start = reference.from_position(state.position())
     if result.verdict == WON:
-        ok = reference.replay(start, state.relaxed, result.moves)
-        return (
-            "check: the reference rules replay the solution to a win"
-            if ok
-            else ("check FAILED: the reference rules do not replay the solution to a win")
-        )
+        if reference.replay(start, state.relaxed, result.moves):
+            return "check: the reference rules replay the solution to a win"
+        return "check FAILED: the reference rules do not replay the solution to a win"
     found = reference.search(start, state.relaxed, check_nodes)
     seen = f"{found.nodes:,} positions"
     if found.verdict == LOST:
