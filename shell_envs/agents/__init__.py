@@ -1,6 +1,8 @@
 """Agents for both games behind one policy protocol (see :mod:`shell_envs.agents.base`).
 
-Build one by name: ``make_agent("what_the_shell", "mcts", seed=0)``.
+Build one from any agent spec (:mod:`shell_envs.agents.spec`): a built-in name with
+settings, a user callable, or a trained model, e.g.
+``make_agent("what_the_shell", "mcts:iterations=1600", seed=0)``.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from shell_envs.agents.base import (
     StateAgent,
     agent_names,
     choose_action,
-    make_agent,
+    make_builtin,
     register_agent,
 )
+from shell_envs.agents.spec import AgentSpec, AgentSpecError, make_agent, parse_spec
 from shell_envs.agents.what_the_shell import (
     GreedyAgent,
     MCTSAgent,
@@ -23,6 +26,8 @@ from shell_envs.agents.what_the_shell import (
 
 __all__ = [
     "Agent",
+    "AgentSpec",
+    "AgentSpecError",
     "GreedyAgent",
     "MCTSAgent",
     "PolicyAgent",
@@ -32,5 +37,7 @@ __all__ = [
     "agent_names",
     "choose_action",
     "make_agent",
+    "make_builtin",
+    "parse_spec",
     "register_agent",
 ]

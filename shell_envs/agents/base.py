@@ -17,9 +17,10 @@ Whoever runs a game calls :func:`choose_action`, which uses ``act_with_state`` w
 has it and a state is given, and ``act`` otherwise.  A trained model fits the same protocol
 through :class:`PolicyAgent`.
 
-Agents are made by name with :func:`make_agent`; a game's agents live in
-``shell_envs.agents.<game>`` and register themselves with :func:`register_agent` when that
-module is imported, so ``make_agent("scorpion", ...)`` finds Scorpion's agents the same way.
+Built-in agents are made by name with :func:`make_builtin` (and any agent spec with
+:func:`shell_envs.agents.spec.make_agent`); a game's agents live in ``shell_envs.agents.<game>``
+and register themselves with :func:`register_agent` when that module is imported, so
+``make_agent("scorpion", ...)`` finds Scorpion's agents the same way.
 """
 
 from __future__ import annotations
@@ -142,15 +143,11 @@ def agent_names(game: str) -> list[str]:
     return sorted(_REGISTRY.get(game, {}))
 
 
-def make_agent(game: str, name: str, seed: int | None = None, **kwargs: Any) -> Agent:
-    """Build the agent registered as ``name`` for ``game`` and seed it.
+def make_builtin(game: str, name: str, seed: int | None = None, **kwargs: Any) -> Agent:
+    """Build the agent registered as ``name`` for ``game`` with ``kwargs`` and seed it.
 
-    ``name="ppo:PATH"`` loads a saved MaskablePPO model as an agent (extra ``train``).
+    :func:`shell_envs.agents.make_agent` takes any agent spec and comes here for built-in names.
     """
-    if name.startswith("ppo:"):
-        from shell_envs.integrations.sb3 import load_agent
-
-        return load_agent(name.removeprefix("ppo:"), game=game, seed=seed, **kwargs)
     _load(game)
     if game not in _REGISTRY:
         known = ", ".join(repr(g) for g in sorted(_REGISTRY)) or "none"

@@ -1,68 +1,122 @@
-"""The ``shell-envs bench`` job: built-in agents on both games, fixed seeds, one results folder.
+"""The ``shell-envs bench`` job: any agents, both games, one fixed scale, full game records.
 
-What the Shell: a round robin of ``random``, ``greedy`` and ``mcts``
-(:mod:`shell_envs.bench.tournament`).  Scorpion: ``random``, ``greedy`` and ``lookahead`` on
-the same numbered deals under Classic and Relaxed (:mod:`shell_envs.bench.patience`).  Games
-are cut into chunks and spread over worker processes (``ProcessPoolExecutor``); every game's
-seed depends only on the bench seed and its place in the schedule, so the numbers do not
-depend on the number of workers.  Results go to ``results.json``, ``results.md`` and
-``results.png`` (:mod:`shell_envs.bench.report`).
+What the Shell: every agent plays ``games`` games against each anchor of the fixed rating
+scale (:mod:`shell_envs.bench.scale`), seats swapped, and is rated with the anchors held at
+their shipped values.  Scorpion: every agent plays the same deals of a fixed deal set
+(:data:`~shell_envs.bench.patience.DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
+task for a pool of worker processes (``ProcessPoolExecutor``), so the progress bars tick per
+finished game; a game's seeds depend only on the bench seed and its place in the schedule,
+so the figures do not depend on the number of workers.  Compiled code is built once, in the
+main process, before the workers start.  :func:`run_bench` writes the results folder
+(:mod:`shell_envs.bench.report`); :func:`evaluate` returns the report of one agent.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import platform
 import signal
+import sys
 import time
+import zlib
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tqdm import tqdm
 
 from shell_envs import __version__
+from shell_envs.agents.spec import AgentSpec, AgentSpecError, object_spec, parse_spec
 from shell_envs.bench import (
     MAX_DEALS,
     MAX_GAMES,
     MAX_SEED,
     MAX_WORKERS,
+    games,
     patience,
     report,
-    tournament,
+    scale,
 )
-from shell_envs.bench.tournament import AgentSpec
 from shell_envs.core.validation import integer, positive_int
 
-WTS_AGENTS = (
-    AgentSpec("random", "random"),
-    AgentSpec("greedy", "greedy"),
-    AgentSpec("mcts", "mcts", {"iterations": 400}),
-)
-SCORPION_AGENTS = (
-    AgentSpec("random", "random"),
-    AgentSpec("greedy", "greedy"),
-    AgentSpec("lookahead", "lookahead"),
-)
-ANCHOR = "random"
+GAMES = ("what_the_shell", "scorpion")
+DEFAULT_AGENTS = ("random", "greedy", "mcts", "lookahead")
 MAX_ROUNDS = 200
-CHUNKS = 10  # chunks per pair (What the Shell) and per agent and rule (Scorpion)
 
 
 @dataclass(frozen=True)
 class Plan:
-    """How much the bench plays: games per What the Shell pair, Scorpion deals per rule."""
+    """How much the bench plays: games per agent and anchor, deals per agent and rule set."""
 
-    games_per_pair: int
+    games: int
     deals: int
     bootstrap: int
 
 
-PLANS = {"default": Plan(100, 500, 1000), "quick": Plan(30, 50, 300)}
+PLANS = {"default": Plan(100, 500, 1000), "quick": Plan(10, 50, 300)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a bench's figures (timing aside)."""
+
+    agents: tuple[AgentSpec, ...]
+    games: tuple[str, ...] = GAMES
+    rules: tuple[str, ...] = patience.RULES
+    games_per_anchor: int = PLANS["default"].games
+    deals: int = PLANS["default"].deals
+    deal_set: str = "test"
+    seed: int = 0
+    mode: str = "default"
+    bootstrap: int = PLANS["default"].bootstrap
+    fail_fast: bool = False
+    max_rounds: int = MAX_ROUNDS
+    max_moves: int = patience.MAX_MOVES
+    stall_moves: int = patience.STALL_MOVES
+    table: scale.AnchorTable = field(default_factory=scale.anchor_table)
+
+    def players(self, game: str) -> list[AgentSpec]:
+        """The agents that play ``game`` (a built-in agent exists for one game only)."""
+        return [a for a in self.agents if game in self.games and a.plays(game)]
+
+    def to_dict(self, workers: int) -> dict[str, Any]:
+        """The settings as JSON data."""
+        return {
+            "mode": self.mode,
+            "games": list(self.games),
+            "rules": list(self.rules),
+            "seed": self.seed,
+            "workers": workers,
+            "agents": {a.label: a.spec for a in self.agents},
+            "what_the_shell": {
+                "agents": [a.label for a in self.players("what_the_shell")],
+                "games_per_anchor": self.games_per_anchor,
+                "anchors": {a.label: a.spec for a in self.table.anchors},
+                "max_rounds": self.max_rounds,
+            },
+            "scorpion": {
+                "agents": [a.label for a in self.players("scorpion")],
+                "deal_set": self.deal_set,
+                "deals": self.deals,
+                "max_moves": self.max_moves,
+                "stall_moves": self.stall_moves,
+            },
+            "bootstrap_resamples": self.bootstrap,
+        }
+
+
+@dataclass(frozen=True)
+class Task:
+    """One game: which section, the function playing it and its arguments."""
+
+    section: str
+    run: Callable[..., tuple[dict[str, Any], Any]]
+    args: tuple[Any, ...]
+    pairing: dict[str, str] | None = None
 
 
 def default_workers() -> int:
@@ -72,201 +126,241 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def _chunks(items: Sequence[Any], size: int) -> list[list[Any]]:
-    """Consecutive chunks of at most ``size`` items."""
-    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+def game_seed(seed: int, *keys: int | str) -> int:
+    """A game's seed from the bench seed and its place in the schedule (labels hashed)."""
+    words = [seed] + [zlib.crc32(k.encode()) if isinstance(k, str) else int(k) for k in keys]
+    return int(np.random.SeedSequence(words).generate_state(1)[0])
 
 
-def _timed(fn: Callable[..., list[Any]], *args: Any) -> tuple[list[Any], float]:
-    """Run ``fn(*args)`` and return its result with the seconds it took (in the worker)."""
-    start = time.perf_counter()
-    result = fn(*args)
-    return result, time.perf_counter() - start
+def tasks(settings: Settings) -> list[Task]:
+    """Every game of the bench, in schedule order (the order of ``games.jsonl``)."""
+    out: list[Task] = []
+    s = settings
+    for candidate in s.players("what_the_shell"):
+        for anchor in s.table.anchors:
+            for g in range(s.games_per_anchor):
+                seat = "black" if g % 2 == 0 else "white"
+                pair = (candidate, anchor.agent) if seat == "black" else (anchor.agent, candidate)
+                seed = game_seed(s.seed, anchor.label, g)
+                pairing = {"candidate": candidate.label, "anchor": anchor.label}
+                pairing["candidate_seat"] = seat
+                args = (*pair, seed, s.max_rounds, s.fail_fast, len(out))
+                out.append(Task("what_the_shell", games.play_match, args, pairing))
+    deals = patience.deal_numbers(s.deals, s.deal_set) if "scorpion" in s.games else []
+    for rules in s.rules:
+        for candidate in s.players("scorpion"):
+            for deal in deals:
+                agent_seed = game_seed(s.seed, deal)
+                args = (candidate, deal, rules, agent_seed, s.max_moves, s.stall_moves)
+                out.append(Task("scorpion", games.play_scorpion, (*args, s.fail_fast, len(out))))
+    return out
 
 
-def _cost(specs: Sequence[AgentSpec], indices: Sequence[int], rules: str = "") -> int:
-    """A rough relative cost, so that the slowest chunks start first."""
-    heavy = sum(specs[i].name in ("mcts", "lookahead") for i in indices)
-    return heavy * (20 if rules == "relaxed" else 5) + 1
+def _play(task: Task) -> tuple[dict[str, Any], Any]:
+    """Play one task (in a worker or in this process)."""
+    return task.run(*task.args)
 
 
-def _tasks(
-    plan: Plan, seed: int, wts_agents: tuple[AgentSpec, ...]
-) -> list[tuple[int, str, int, Callable[..., Any], tuple[Any, ...]]]:
-    """Every chunk of work as ``(cost, section, size, function, args)``, in schedule order."""
-    tasks = []
-    matches = tournament.schedule(len(wts_agents), plan.games_per_pair, seed)
-    size = max(1, math.ceil(plan.games_per_pair / CHUNKS))
-    per_pair: dict[tuple[int, int], list[tournament.Match]] = {}
-    for m in matches:
-        per_pair.setdefault((min(m.black, m.white), max(m.black, m.white)), []).append(m)
-    for pair, games in per_pair.items():
-        for chunk in _chunks(games, size):
-            args = (wts_agents, chunk, MAX_ROUNDS)
-            tasks.append(
-                (_cost(wts_agents, pair), "wts", len(chunk), tournament.play_matches, args)
-            )
-    deals = patience.deal_numbers(plan.deals, seed)
-    size = max(1, math.ceil(plan.deals / CHUNKS))
-    for rules in patience.RULES:
-        for index in range(len(SCORPION_AGENTS)):
-            for chunk in _chunks(deals, size):
-                work = [(index, rules, d) for d in chunk]
-                cost = _cost(SCORPION_AGENTS, [index], rules)
-                tasks.append(
-                    (cost, "scorpion", len(chunk), patience.play_deals, (SCORPION_AGENTS, work))
-                )
-    return tasks
+def check_agents(settings: Settings) -> None:
+    """Build every agent once for every game it plays: a bad spec fails before any game."""
+    for game in settings.games:
+        for spec in settings.players(game):
+            spec.make(game, 0)
+    if not any(settings.players(g) for g in settings.games):
+        raise AgentSpecError(
+            "none of the agents plays " + " or ".join(settings.games).replace("_", " ")
+        )
 
 
-def run_bench(
-    quick: bool = False,
-    workers: int | None = None,
-    out: str | Path = "results",
-    seed: int = 0,
-    games_per_pair: int | None = None,
-    deals: int | None = None,
-    progress: bool = True,
-    extra_agents: Sequence[str] = (),
-) -> tuple[dict[str, Any], dict[str, Path]]:
-    """Run the bench and write the results folder; returns the results and the files written.
+def warm_up(
+    games_played: Sequence[str],
+    rules: Sequence[str] = (),
+    agents: Sequence[AgentSpec] = (),
+    echo: Callable[[str], None] | None = None,
+) -> None:
+    """Compile the game code a bench of ``games_played`` and ``agents`` needs, once, here.
 
-    ``games_per_pair`` and ``deals`` override the plan (``--quick`` or the default), e.g. for
-    a smoke test.  ``extra_agents`` adds What the Shell agents by name, e.g. ``"ppo:model.zip"``
-    for a trained model.
+    A few moves of each built-in agent (and of the anchors) compile what they use.  Run
+    before the workers start, so that they find it compiled (forked) or cached (spawned)
+    instead of each compiling it again.  When the code is not cached yet, ``echo`` gets one
+    line saying so and where the cache lives.
     """
-    wts_agents = WTS_AGENTS + tuple(
-        AgentSpec(name.removeprefix("ppo:") if name.startswith("ppo:") else name, name)
-        for name in extra_agents
-    )
-    plan = PLANS["quick" if quick else "default"]
-    plan = Plan(
-        games_per_pair if games_per_pair is not None else plan.games_per_pair,
-        deals if deals is not None else plan.deals,
-        plan.bootstrap,
-    )
-    positive_int("games_per_pair", plan.games_per_pair, high=MAX_GAMES)
-    positive_int("deals", plan.deals, high=MAX_DEALS)
-    workers = (
-        default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
-    )
-    integer("seed", seed, 0, MAX_SEED)
-    report.check_writable(out)  # before any game: a bad --out fails now, not after the bench
+    from shell_envs.core.jit import cache_dir
+
+    folder = cache_dir()
+    if echo is not None and not any(folder.glob("*.nbi")):
+        echo(
+            "Compiling the game code once (about a minute); later runs load it from the "
+            f"cache in {folder}"
+        )
+    builtin = [a for a in agents if a.kind == "builtin"]
+    if "what_the_shell" in games_played:
+        probe = parse_spec("mcts:iterations=8")
+        for spec in [parse_spec("greedy"), *(a for a in builtin if a.plays("what_the_shell"))]:
+            games.play_match(spec, probe, seed=0, max_rounds=4)
+    if "scorpion" in games_played:
+        for spec in [a for a in builtin if a.plays("scorpion")]:
+            for rule_set in rules:
+                games.play_scorpion(spec, 0, rule_set, 0, max_moves=3, stall_moves=3)
+
+
+def run(
+    settings: Settings,
+    workers: int = 1,
+    progress: bool = True,
+    echo: Callable[[str], None] | None = None,
+) -> report.BenchReport:
+    """Play the bench ``settings`` describe and return its report (nothing is written).
+
+    Ctrl-C stops at once: :class:`BenchInterrupted` carries the report of the finished games.
+    """
+    check_agents(settings)
+    playing = [g for g in settings.games if settings.players(g)]
+    warm_up(playing, settings.rules, settings.agents, echo if progress else None)
     start = time.perf_counter()
-    tasks = _tasks(plan, seed, wts_agents)
-    results: dict[int, list[Any]] = {}
-    seconds = {"wts": 0.0, "scorpion": 0.0}
+    plan = tasks(settings)
+    records, clocks, interrupted = play_tasks(plan, workers, progress, settings.seed)
+    result = summarize(settings, plan, records, clocks, workers, start, interrupted)
+    if interrupted:
+        raise BenchInterrupted(result)
+    return result
+
+
+def play_tasks(
+    plan: list[Task], workers: int, progress: bool = True, seed: int = 0
+) -> tuple[dict[int, dict[str, Any]], dict[int, Any], bool]:
+    """Play every task on ``workers`` processes with a progress bar per section.
+
+    Returns the records and clocks by task index and whether Ctrl-C stopped the play (then
+    only the finished games are there).  Tasks start in a fixed shuffled order, so that the
+    rate, and the ETA, is representative from the start.
+    """
+    records: dict[int, dict[str, Any]] = {}
+    clocks: dict[int, Any] = {}
+    sections = {
+        "what_the_shell": ("What the Shell", "game"),
+        "scorpion": ("Scorpion      ", "deal"),
+    }
     bars = {
-        "wts": tqdm(
-            total=sum(t[2] for t in tasks if t[1] == "wts"),
-            desc="What the Shell",
-            unit="game",
-            position=0,
+        section: tqdm(
+            total=sum(t.section == section for t in plan),
+            desc=desc,
+            unit=unit,
             disable=not progress,
-        ),
-        "scorpion": tqdm(
-            total=sum(t[2] for t in tasks if t[1] == "scorpion"),
-            desc="Scorpion      ",
-            unit="deal",
-            position=1,
-            disable=not progress,
-        ),
+            position=i,
+            dynamic_ncols=True,
+        )
+        for i, (section, (desc, unit)) in enumerate(sections.items())
+        if any(t.section == section for t in plan)
     }
 
-    def collect(k: int, done: tuple[list[Any], float]) -> None:
-        results[k], elapsed = done
-        seconds[tasks[k][1]] += elapsed
-        bars[tasks[k][1]].update(tasks[k][2])
+    def collect(k: int, result: tuple[dict[str, Any], Any]) -> None:
+        records[k], clocks[k] = result
+        if plan[k].pairing is not None:
+            records[k]["pairing"] = plan[k].pairing
+        bars[plan[k].section].update(1)
 
-    costliest_first = sorted(range(len(tasks)), key=lambda k: -tasks[k][0])
+    order = np.random.default_rng(seed).permutation(len(plan))
     interrupted = False
     try:
         if workers == 1:
-            for k in costliest_first:
-                collect(k, _timed(tasks[k][3], *tasks[k][4]))
+            for k in order:
+                collect(int(k), _play(plan[k]))
         else:
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
-            try:
-                futures = {
-                    pool.submit(_timed, tasks[k][3], *tasks[k][4]): k for k in costliest_first
-                }
-                for future in as_completed(futures):
-                    collect(futures[future], future.result())
-            except KeyboardInterrupt:
-                _stop(pool)
-                raise
-            pool.shutdown()
+            _run_pool(plan, order, workers, collect)
     except KeyboardInterrupt:
-        interrupted = True  # stop at once; what finished is kept below
+        interrupted = True
     finally:
         for bar in bars.values():
             bar.close()
-    if interrupted and not results:
-        raise BenchInterrupted({})
-    games = [g for k in sorted(results) if tasks[k][1] == "wts" for g in results[k]]
-    played = [d for k in sorted(results) if tasks[k][1] == "scorpion" for d in results[k]]
-    summary = {
-        "meta": {
-            "mode": "quick" if quick else "default",
-            "interrupted": interrupted,
-            "chunks_finished": f"{len(results)} of {len(tasks)}",
-            "seed": seed,
-            "workers": workers,
-            "games_per_pair": plan.games_per_pair,
-            "deals": plan.deals,
-            "deal_numbers": f"{patience.deal_numbers(1, seed)[0]} … "
-            f"{patience.deal_numbers(plan.deals, seed)[-1]}",
-            "what_the_shell_agents": [_spec(s) for s in wts_agents],
-            "scorpion_agents": [_spec(s) for s in SCORPION_AGENTS],
-            "what_the_shell_max_rounds": MAX_ROUNDS,
-            "scorpion_max_moves": patience.MAX_MOVES,
-            "scorpion_stall_moves": patience.STALL_MOVES,
-            "compute_seconds": {
-                "what_the_shell": round(seconds["wts"], 1),
-                "scorpion": round(seconds["scorpion"], 1),
-            },
-            "wall_seconds": round(time.perf_counter() - start, 1),
+    return records, clocks, interrupted
+
+
+def _run_pool(
+    plan: list[Task],
+    order: np.ndarray,
+    workers: int,
+    collect: Callable[[int, tuple[dict[str, Any], Any]], None],
+) -> None:
+    """Play the tasks on ``workers`` processes, collecting each as it finishes."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    try:
+        pending = {pool.submit(_play, plan[k]): int(k) for k in order}
+        while pending:
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                k = pending.pop(future)
+                collect(k, future.result())
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def summarize(
+    settings: Settings,
+    plan: list[Task],
+    records: dict[int, dict[str, Any]],
+    clocks: dict[int, Any],
+    workers: int,
+    start: float,
+    interrupted: bool,
+) -> report.BenchReport:
+    """The report of the finished games."""
+    ordered = [records[k] for k in sorted(records)]
+    seconds: dict[Any, list[float]] = {}
+    for k in records:
+        task = plan[k]
+        if task.pairing is not None:
+            key: Any = task.pairing["candidate"]
+            clock = clocks[k][task.pairing["candidate_seat"]]
+        else:
+            key, clock = (records[k]["rules"], records[k]["agent"]), clocks[k]
+        total = seconds.setdefault(key, [0.0, 0])
+        total[0] += clock[0]
+        total[1] += clock[1]
+    per_move = {k: s / max(n, 1) for k, (s, n) in seconds.items()}
+    data: dict[str, Any] = {
+        "version": __version__,
+        "settings": settings.to_dict(workers),
+        "run": {
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "shell_envs": __version__,
+            "wall_seconds": round(time.perf_counter() - start, 1),
+            "interrupted": interrupted,
+            "games_finished": f"{len(records)} of {len(plan)}",
             "python": platform.python_version(),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         },
-        "what_the_shell": _partial(
-            interrupted,
-            tournament.summarize,
-            [s.label for s in wts_agents],
-            games,
-            ANCHOR,
-            n_resamples=plan.bootstrap,
-            seed=seed,
-        ),
-        "scorpion": _partial(
-            interrupted, patience.summarize, [s.label for s in SCORPION_AGENTS], played
-        ),
     }
-    paths = report.write_all(summary, out)
-    if interrupted:
-        raise BenchInterrupted(paths)
-    return summary, paths
-
-
-def _partial(interrupted: bool, summarize: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """``summarize(*args, **kwargs)``; after an interrupt, None when the games that finished
-    cannot be summarized (ratings need games of every pair)."""
-    if not interrupted:
-        return summarize(*args, **kwargs)
-    try:
-        return summarize(*args, **kwargs)
-    except (ValueError, ZeroDivisionError, IndexError, KeyError):
-        return None
+    wts = [r for r in ordered if r["game"] == "what_the_shell"]
+    if wts:
+        data["what_the_shell"] = scale.summarize(
+            wts,
+            [a.label for a in settings.players("what_the_shell")],
+            {k: v for k, v in per_move.items() if isinstance(k, str)},
+            settings.table,
+            n_resamples=settings.bootstrap,
+            seed=settings.seed,
+        )
+    scorpion = [r for r in ordered if r["game"] == "scorpion"]
+    if scorpion:
+        data["scorpion"] = patience.summarize(
+            scorpion,
+            [a.label for a in settings.players("scorpion")],
+            {k: v for k, v in per_move.items() if isinstance(k, tuple)},
+            settings.deal_set,
+        )
+    return report.BenchReport(data, ordered)
 
 
 class BenchInterrupted(KeyboardInterrupt):
-    """Ctrl-C stopped the bench; ``paths`` are the result files of the games that finished."""
+    """Ctrl-C stopped the bench; ``report`` covers the games that finished (``paths`` once
+    :func:`run_bench` has written them)."""
 
-    def __init__(self, paths: dict[str, Path]) -> None:
+    def __init__(self, result: report.BenchReport, paths: dict[str, Path] | None = None) -> None:
         super().__init__("the bench was interrupted")
-        self.paths = paths
+        self.report = result
+        self.paths = paths or {}
 
 
 def _ignore_interrupts() -> None:
@@ -275,7 +369,7 @@ def _ignore_interrupts() -> None:
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: drop the queued chunks and end the workers mid-chunk."""
+    """Stop a pool now: drop the queued games and end the workers mid-game."""
     processes = list(getattr(pool, "_processes", {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -285,8 +379,123 @@ def _stop(pool: ProcessPoolExecutor) -> None:
         process.join(timeout=5)
 
 
-def _spec(spec: AgentSpec) -> dict[str, Any]:
-    """An agent spec as plain JSON data."""
-    data = asdict(spec)
-    data["kwargs"] = dict(spec.kwargs)
-    return data
+def make_settings(
+    agents: Sequence[str | AgentSpec] | None = None,
+    game: str = "all",
+    rules: str = "both",
+    games_per_anchor: int | None = None,
+    deals: int | None = None,
+    deal_set: str = "test",
+    seed: int = 0,
+    quick: bool = False,
+    fail_fast: bool = False,
+) -> Settings:
+    """Checked :class:`Settings` from the command line's choices (``ValueError`` if bad)."""
+    game_choices = {"all": GAMES, "what-the-shell": GAMES[:1], "scorpion": GAMES[1:]}
+    game_choices.update({g: (g,) for g in GAMES})
+    if game not in game_choices:
+        raise ValueError(f"game must be what-the-shell, scorpion or all, got {game!r}")
+    rule_choices = {"both": patience.RULES, "classic": ("classic",), "relaxed": ("relaxed",)}
+    if rules not in rule_choices:
+        raise ValueError(f"rules must be classic, relaxed or both, got {rules!r}")
+    plan = PLANS["quick" if quick else "default"]
+    games_per_anchor = plan.games if games_per_anchor is None else games_per_anchor
+    deals = plan.deals if deals is None else deals
+    positive_int("games", games_per_anchor, high=MAX_GAMES)
+    positive_int("deals", deals, high=MAX_DEALS)
+    patience.deal_numbers(deals, deal_set)  # the set exists and is large enough
+    integer("seed", seed, 0, MAX_SEED)
+    specs = [a if isinstance(a, AgentSpec) else parse_spec(a) for a in agents or DEFAULT_AGENTS]
+    labels = [a.label for a in specs]
+    twice = sorted({x for x in labels if labels.count(x) > 1})
+    if twice:
+        raise AgentSpecError(
+            f"two agents are named {', '.join(twice)}; name them apart with --agent NAME=SPEC"
+        )
+    return Settings(
+        agents=tuple(specs),
+        games=game_choices[game],
+        rules=rule_choices[rules],
+        games_per_anchor=games_per_anchor,
+        deals=deals,
+        deal_set=deal_set,
+        seed=seed,
+        mode="quick" if quick else "default",
+        bootstrap=plan.bootstrap,
+        fail_fast=fail_fast,
+    )
+
+
+def run_bench(
+    out: str | Path = "results",
+    agents: Sequence[str | AgentSpec] | None = None,
+    game: str = "all",
+    rules: str = "both",
+    games_per_anchor: int | None = None,
+    deals: int | None = None,
+    deal_set: str = "test",
+    workers: int | None = None,
+    seed: int = 0,
+    quick: bool = False,
+    fail_fast: bool = False,
+    progress: bool = True,
+) -> tuple[report.BenchReport, dict[str, Path]]:
+    """Run the bench and write the results folder; returns the report and the files written.
+
+    ``agents`` are agent specs (:mod:`shell_envs.agents.spec`; default: the built-in
+    ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).
+    """
+    settings = make_settings(
+        agents, game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast
+    )
+    workers = (
+        default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
+    )
+    report.check_writable(out)  # before any game: a bad --out fails now, not after the bench
+    echo = tqdm.write if progress else None
+    try:
+        result = run(settings, workers, progress, lambda line: echo(line, file=sys.stderr))
+    except BenchInterrupted as stop:
+        if stop.report.records:
+            stop.paths = stop.report.write(out)
+        raise
+    return result, result.write(out)
+
+
+def evaluate(
+    agent: Any,
+    game: str = "all",
+    rules: str = "both",
+    games_per_anchor: int | None = None,
+    deals: int | None = None,
+    deal_set: str = "test",
+    workers: int = 1,
+    seed: int = 0,
+    quick: bool = False,
+    name: str | None = None,
+    progress: bool = False,
+) -> report.BenchReport:
+    """Benchmark one agent as ``shell-envs bench --agent`` does; returns its report.
+
+    ``agent`` is an agent spec (text or :class:`~shell_envs.agents.spec.AgentSpec`), an agent
+    object (``act(observation, action_mask)``, played in this process) or a policy function
+    ``f(observation, action_mask) -> int``.  The figures are those the command line gives
+    for the same settings; ``report.markdown()``, ``report.to_dict()``, ``report.plot(path)``
+    and ``report.write(folder)`` present them.
+    """
+    if isinstance(agent, str | AgentSpec):
+        spec = parse_spec(agent) if isinstance(agent, str) else agent
+        if name is not None:
+            spec = AgentSpec(name, spec.spec, spec.kind, spec.target, spec.options)
+    else:
+        if game == "all":
+            raise ValueError(
+                "an agent object plays one game: pass game='what_the_shell' or game='scorpion'"
+            )
+        spec = object_spec(agent, name)
+        workers = 1  # an object lives in this process
+    settings = make_settings(
+        [spec], game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast=False
+    )
+    workers = positive_int("workers", workers, high=MAX_WORKERS)
+    return run(settings, workers, progress)

@@ -35,11 +35,12 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def _fingerprint() -> str:
-    """A short hash of the numba version and of every package module that uses ``jit``."""
+    """A short hash of the numba version, this module and every module that compiles code
+    (one with a line starting ``@jit``): editing any other module keeps the cache."""
     digest = hashlib.sha1(numba.__version__.encode())
     for path in sorted(_PACKAGE.rglob("*.py")):
         source = path.read_bytes()
-        if b"jit" in source:
+        if path == Path(__file__).resolve() or b"\n@jit" in source:
             digest.update(str(path.relative_to(_PACKAGE)).encode() + b"\0" + source)
     return digest.hexdigest()[:16]
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from shell_envs.agents.base import Agent, make_agent
+from shell_envs.agents.base import Agent
+from shell_envs.agents.spec import make_agent
 from shell_envs.bench.tournament import wilson_interval
 
 

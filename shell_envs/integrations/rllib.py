@@ -32,7 +32,8 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
-from shell_envs.agents.base import Agent, choose_action, make_agent
+from shell_envs.agents.base import Agent, choose_action
+from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import FlatEncoder, PlanesEncoder
@@ -265,3 +266,32 @@ class RLModuleAgent:
         with torch.no_grad():
             logits = self.module.forward_inference(batch)["action_dist_inputs"][0]
         return int(torch.argmax(logits))
+
+
+def load_agent(
+    checkpoint: str, name: str = "rllib", module: str | None = None, encoder: str = "flat"
+) -> RLModuleAgent:
+    """A saved RLlib module as a What the Shell agent (what the spec ``rllib:CHECKPOINT`` loads).
+
+    ``checkpoint`` is a module saved with ``module.save_to_path(...)`` or an algorithm
+    checkpoint (``algo.save(...)``); in the latter, ``module`` picks the policy (default: the
+    only one, or ``"shared"``).  ``encoder`` is the one the module was trained on.
+    """
+    from pathlib import Path
+
+    path = Path(checkpoint).expanduser()
+    if not path.is_dir():
+        raise ValueError(f"no RLlib checkpoint folder at {str(path)!r}")
+    modules = path / "learner_group" / "learner" / "rl_module"
+    if modules.is_dir():
+        ids = sorted(p.name for p in modules.iterdir() if p.is_dir())
+        if module is None:
+            module = ids[0] if len(ids) == 1 else "shared" if "shared" in ids else None
+        if module not in ids:
+            raise ValueError(
+                f"the checkpoint has the modules {', '.join(ids)}; pick one with ?module=ID"
+            )
+        path = modules / module
+    elif module is not None:
+        raise ValueError(f"{str(path)!r} is a single module's checkpoint; drop ?module=")
+    return RLModuleAgent(RLModule.from_checkpoint(str(path.resolve())), encoder, name)

@@ -38,7 +38,8 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from shell_envs.agents.base import Agent, choose_action, make_agent
+from shell_envs.agents.base import Agent, PolicyAgent, choose_action
+from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
 from shell_envs.integrations.evaluation import ScorpionResult
 from shell_envs.scorpion.vector import ScorpionVectorEnv
@@ -348,13 +349,17 @@ class WhatTheShellModelAgent:
         space = model.observation_space
         self._dict_obs = isinstance(space, gym.spaces.Dict)
         shape = space["observation"].shape if self._dict_obs else space.shape
-        encoders = {PlanesEncoder.space.shape: PlanesEncoder, FlatEncoder.space.shape: FlatEncoder}
+        encoders = {
+            PlanesEncoder.space.shape: ("planes", PlanesEncoder),
+            FlatEncoder.space.shape: ("flat", FlatEncoder),
+        }
         if shape not in encoders:
             raise ValueError(
                 f"the model's observations have shape {shape}; a What the Shell model is "
                 "trained on the 'planes' (5, 9, 9) or 'flat' (325,) encoder"
             )
-        self.encode = encoders[shape].encode
+        self.encoder_name, encoder = encoders[shape]
+        self.encode = encoder.encode
         self.model = model
         self.name = name
         self.deterministic = deterministic
@@ -387,27 +392,79 @@ def load_model(path: str | Path) -> Any:
     return MaskablePPO.load(str(path), device="cpu")
 
 
+class ScorpionModelAgent:
+    """A trained Scorpion model (MaskablePPO) as an agent.
+
+    ``obs_encoder`` and ``mask_in_obs`` say which observations the model was trained on (read
+    off its observation space: the ``tableau`` encoder has 366 values, ``cards`` 217, a
+    ``Dict`` space carries the mask); whoever runs the game makes its env with them, as
+    ``shell-envs bench`` does.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        name: str = "ppo",
+        deterministic: bool = True,
+        encoder: str | None = None,
+    ) -> None:
+        from shell_envs.scorpion.encoders import ENCODERS
+
+        space = model.observation_space
+        self.mask_in_obs = isinstance(space, gym.spaces.Dict)
+        shape = space["observation"].shape if self.mask_in_obs else space.shape
+        by_shape = {ENCODERS.create(n).space.shape: n for n in ("tableau", "cards")}
+        if encoder is None:
+            if shape not in by_shape:
+                raise ValueError(
+                    f"the model's observations have shape {shape}, not the 'tableau' (366,) or "
+                    "'cards' (217,) encoder's; name it: ppo:PATH?encoder=NAME"
+                )
+            encoder = by_shape[shape]
+        elif ENCODERS.create(encoder).space.shape != shape:
+            raise ValueError(
+                f"encoder {encoder!r} does not give the model's observation shape {shape}"
+            )
+        self.obs_encoder = encoder
+        self.policy = PolicyAgent(model, name=name, deterministic=deterministic)
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset; a sampling agent draws from torch's global generator."""
+        self.policy.reset(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """The model's action for an observation of its own encoder."""
+        return self.policy.act(observation, action_mask)
+
+
 def load_agent(
     path: str | Path,
     game: str = "what_the_shell",
     name: str | None = None,
     deterministic: bool = True,
     seed: int | None = None,
+    encoder: str | None = None,
 ) -> Any:
-    """A saved MaskablePPO model as an agent of ``game`` (what ``--opponent ppo:PATH`` loads).
+    """A saved MaskablePPO model as an agent of ``game`` (what the spec ``ppo:PATH`` loads).
 
     What the Shell models play in any env (:class:`WhatTheShellModelAgent`); Scorpion models
-    get their env's observations as they are, so that env must use the training encoder.
+    (:class:`ScorpionModelAgent`) name the encoder their env must use.  ``encoder`` checks
+    (or, for Scorpion, picks) the training encoder when the observation shape is ambiguous.
     """
-    from shell_envs.agents.base import PolicyAgent
-
+    if game not in ("what_the_shell", "scorpion"):
+        raise ValueError(f"game must be 'what_the_shell' or 'scorpion', got {game!r}")
+    if not Path(path).is_file():
+        raise ValueError(f"no saved model at {str(path)!r}")
     model = load_model(path)
     label = name or f"ppo:{Path(path).name}"
     if game == "what_the_shell":
         agent: Any = WhatTheShellModelAgent(model, name=label, deterministic=deterministic)
-    elif game == "scorpion":
-        agent = PolicyAgent(model, name=label, deterministic=deterministic)
+        if encoder is not None and agent.encoder_name != encoder:
+            raise ValueError(
+                f"the model was trained on the {agent.encoder_name!r} encoder, not {encoder!r}"
+            )
     else:
-        raise ValueError(f"game must be 'what_the_shell' or 'scorpion', got {game!r}")
+        agent = ScorpionModelAgent(model, label, deterministic, encoder)
     agent.reset(seed)
     return agent

@@ -14,7 +14,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from shell_envs.agents.base import Agent, agent_names, choose_action, make_agent
+from shell_envs.agents.base import Agent, agent_names, choose_action
+from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
 from shell_envs.core.validation import choice, flag
 from shell_envs.what_the_shell import rules

@@ -1,0 +1,336 @@
+"""Play one bench game of either game and keep its full record.
+
+Every game returns a record (plain JSON data: the seeds, every action, the result, the final
+position, any illegal action with the position it was played in, any error an agent raised)
+and the agents' decision times.  Agent code is untrusted: an action that is not a legal index
+loses the game (What the Shell) or ends the deal (Scorpion); an exception is caught and
+recorded, and the agent that raised loses, unless ``fail_fast`` asks to stop at once
+(:class:`AgentError`).  Agents are built once per process and spec and reseeded for each
+game, so a game's record depends only on its seeds, not on the worker that played it.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+import shell_envs  # noqa: F401  (registers the environments)
+from shell_envs.agents.scorpion import ScorpionView
+from shell_envs.agents.spec import AgentSpec, UserAgent
+from shell_envs.agents.what_the_shell import WhatTheShellView
+from shell_envs.scorpion import rules as scorpion_rules
+from shell_envs.scorpion import search
+from shell_envs.what_the_shell import rules as wts_rules
+
+WTS = "what_the_shell"
+SCORPION = "scorpion"
+_AGENTS: dict[tuple[str, str, str], Any] = {}
+
+
+class AgentError(RuntimeError):
+    """An agent raised and the bench runs with ``fail_fast``: says which agent, game and why."""
+
+
+def agent_for(game: str, spec: AgentSpec, seed: int) -> Any:
+    """``spec``'s agent for ``game``, built once per process (the games reseed it).
+
+    A user agent without ``reset`` cannot be reseeded, so it is built afresh for every game.
+    """
+    key = (game, spec.label, spec.spec)
+    agent = _AGENTS.get(key)
+    if agent is None or (isinstance(agent, UserAgent) and not agent.resettable):
+        agent = spec.make(game, seed)
+        _AGENTS[key] = agent
+    return agent
+
+
+def as_action(value: Any, n_actions: int) -> int | None:
+    """``value`` as an action index in ``[0, n_actions)``, or None when it is not one."""
+    try:
+        array = np.asarray(value)
+        if array.size != 1 or not np.issubdtype(array.dtype, np.integer):
+            return None
+        action = int(array.reshape(()))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return action if 0 <= action < n_actions else None
+
+
+def _decide(agent: Any, observation: Any, mask: np.ndarray, view: Any) -> Any:
+    """The agent's raw answer, through ``act_with_state`` when it has one."""
+    act_with_state = getattr(agent, "act_with_state", None)
+    if callable(act_with_state):
+        return act_with_state(view, mask.copy())
+    return agent.act(observation, mask.copy())
+
+
+def _error(label: str, game: str, where: str, exc: BaseException) -> dict[str, str]:
+    """An exception as record data: the agent, the game, the error and its last frame."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    last = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return {
+        "agent": label,
+        "where": where,
+        "error": f"{type(exc).__name__}: {exc}",
+        "at": last,
+        "game": game,
+    }
+
+
+def _timed_decision(
+    agent: Any, observation: Any, mask: np.ndarray, view: Any, clock: list[float]
+) -> Any:
+    """Call the agent, adding its seconds and one move to ``clock``."""
+    start = time.perf_counter()
+    try:
+        return _decide(agent, observation, mask, view)
+    finally:
+        clock[0] += time.perf_counter() - start
+        clock[1] += 1
+
+
+def play_match(
+    black: AgentSpec,
+    white: AgentSpec,
+    seed: int,
+    max_rounds: int,
+    fail_fast: bool = False,
+    index: int = 0,
+) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """:func:`play_what_the_shell` between the agents two specs name (built once a process)."""
+    agents = (agent_for(WTS, black, seed), agent_for(WTS, white, seed + 1))
+    return play_what_the_shell(
+        agents, (black.label, white.label), seed, max_rounds, fail_fast, index
+    )
+
+
+def play_what_the_shell(
+    agents: tuple[Any, Any],
+    labels: tuple[str, str],
+    seed: int,
+    max_rounds: int,
+    fail_fast: bool = False,
+    index: int = 0,
+) -> tuple[dict[str, Any], dict[str, list[float]]]:
+    """One game of ``agents`` (black, white); the record and ``{seat: [seconds, moves]}``.
+
+    The env is reset with ``seed``; black's agent is seeded with ``seed`` and white's with
+    ``seed + 1``.  The result is the sign of black's reward minus white's (both players
+    playing illegally is a draw); a move cap reached is a draw.
+    """
+    from shell_envs import what_the_shell_v0
+
+    env = what_the_shell_v0.parallel_env(max_rounds=max_rounds)
+    observations, _ = env.reset(seed=seed)
+    agents_by_seat = {"black": agents[0], "white": agents[1]}
+    names = {"black": labels[0], "white": labels[1]}
+    agents_by_seat["black"].reset(seed)
+    agents_by_seat["white"].reset(seed + 1)
+    clocks = {"black": [0.0, 0], "white": [0.0, 0]}
+    record: dict[str, Any] = {
+        "game": WTS,
+        "index": index,
+        "seed": seed,
+        "black": labels[0],
+        "white": labels[1],
+        "agent_seeds": {"black": seed, "white": seed + 1},
+        "max_rounds": max_rounds,
+        "actions": [],
+        "illegal": [],
+        "errors": [],
+    }
+    loser = None
+    rewards = {"black": 0.0, "white": 0.0}
+    truncated = {"black": False}
+    while env.agents:
+        chosen: dict[str, int] = {}
+        for seat in env.agents:
+            label = names[seat]
+            mask = np.asarray(observations[seat]["action_mask"])
+            view = WhatTheShellView.from_env(env, seat)
+            try:
+                value = _timed_decision(
+                    agents_by_seat[seat],
+                    observations[seat]["observation"],
+                    mask,
+                    view,
+                    clocks[seat],
+                )
+            except Exception as exc:
+                if fail_fast:
+                    raise AgentError(
+                        f"agent {label!r} raised in What the Shell game {index} (seed {seed}): "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from None
+                record["errors"].append(_error(label, WTS, f"round {len(record['actions'])}", exc))
+                loser = seat
+                break
+            action = as_action(value, wts_rules.CELLS)
+            if action is None or not mask[action]:
+                reason = (
+                    env.explain(action)
+                    if action is not None
+                    else f"returned {value!r}, not a cell index 0-80"
+                )
+                record["illegal"].append(
+                    {
+                        "agent": label,
+                        "seat": seat,
+                        "round": len(record["actions"]),
+                        "action": repr(value),
+                        "reason": reason or "not legal now",
+                        "position": env.position(),
+                    }
+                )
+                action = -1 if action is None else action
+            chosen[seat] = action
+        if loser is not None:
+            break
+        observations, rewards, _, truncated, _ = env.step(chosen)
+        record["actions"].append([chosen["black"], chosen["white"]])
+    if loser is not None:
+        outcome, end = (-1 if loser == "black" else 1), "error"
+    else:
+        outcome = int(np.sign(rewards["black"] - rewards["white"]))
+        if record["illegal"]:
+            end = "illegal"
+        elif truncated.get("black", False):
+            end = "move cap"
+        else:
+            end = "draw" if outcome == 0 else "win"
+    record.update(
+        result={1: "black", 0: "draw", -1: "white"}[outcome],
+        outcome=outcome,
+        end=end,
+        rounds=int(env.meta[wts_rules.ROUNDS]),
+        final=env.position(),
+    )
+    env.close()
+    return record, clocks
+
+
+def play_scorpion(
+    spec: AgentSpec,
+    deal: int,
+    rules: str,
+    agent_seed: int,
+    max_moves: int,
+    stall_moves: int,
+    fail_fast: bool = False,
+    index: int = 0,
+) -> tuple[dict[str, Any], list[float]]:
+    """One deal played by ``spec``'s agent; returns the record and ``[seconds, moves]``.
+
+    The game ends as :mod:`shell_envs.bench.patience` describes; an illegal action or an
+    exception ends it too (``end`` is ``"illegal"`` or ``"error"``).
+    """
+    agent = agent_for(SCORPION, spec, agent_seed)
+    agent.reset(agent_seed)
+    return play_deal_record(
+        agent, spec.label, deal, rules, agent_seed, max_moves, stall_moves, fail_fast, index
+    )
+
+
+def play_deal_record(
+    agent: Any,
+    label: str,
+    deal: int,
+    rules: str,
+    agent_seed: int,
+    max_moves: int,
+    stall_moves: int,
+    fail_fast: bool = False,
+    index: int = 0,
+) -> tuple[dict[str, Any], list[float]]:
+    """Play deal number ``deal`` with an agent object; the record and ``[seconds, moves]``.
+
+    The caller seeds the agent (``agent_seed`` is recorded).
+    """
+    env = gym.make(
+        "shell_envs/Scorpion-v0",
+        rules=rules,
+        max_moves=max_moves,
+        obs_encoder=getattr(agent, "obs_encoder", "tableau"),
+        mask_in_obs=getattr(agent, "mask_in_obs", False),
+    )
+    observation, info = env.reset(seed=deal)
+    clock = [0.0, 0]
+    record: dict[str, Any] = {
+        "game": SCORPION,
+        "index": index,
+        "rules": rules,
+        "deal": deal,
+        "agent": label,
+        "agent_seed": agent_seed,
+        "max_moves": max_moves,
+        "actions": [],
+        "illegal": [],
+        "errors": [],
+    }
+    scratch = np.empty(scorpion_rules.N_ACTIONS, np.int64)
+    progress: tuple[int, bool, int] = (-1, False, -1)
+    quiet = 0
+    end = "move cap"
+    while True:
+        state = env.unwrapped.get_state()
+        view = ScorpionView.from_state(state, check=False)
+        mask = np.asarray(info["action_mask"])
+        try:
+            value = _timed_decision(agent, observation, mask, view, clock)
+        except Exception as exc:
+            if fail_fast:
+                raise AgentError(
+                    f"agent {label!r} raised on Scorpion deal {deal} ({rules}): "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
+            record["errors"].append(_error(label, SCORPION, f"move {len(record['actions'])}", exc))
+            end = "error"
+            break
+        action = as_action(value, mask.size)
+        if action is None or not mask[action]:
+            record["illegal"].append(
+                {
+                    "agent": label,
+                    "move": len(record["actions"]),
+                    "action": repr(value),
+                    "reason": "not an action index 0-" + str(mask.size - 1)
+                    if action is None
+                    else env.unwrapped.explain(action) or "not legal now",
+                    "position": state.position(),
+                }
+            )
+            end = "illegal"
+            break
+        observation, _, terminated, truncated, info = env.step(action)
+        record["actions"].append(action)
+        if info["won"]:
+            end = "won"
+            break
+        if terminated:
+            end = "no move"
+            break
+        if truncated:
+            break
+        state = env.unwrapped.get_state()
+        if search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, scratch):
+            end = "dead"
+            break
+        now = (int(state.fd.sum()), state.reserve_dealt, state.removed)
+        quiet = quiet + 1 if now == progress else 0
+        progress = now
+        if quiet >= stall_moves:
+            end = "stalled"
+            break
+    record.update(
+        won=bool(info["won"]),
+        score=int(info["score"]),
+        moves=int(info["moves"]),
+        end=end,
+        final=env.unwrapped.get_state().position(),
+    )
+    env.close()
+    return record, clock
