@@ -297,7 +297,7 @@ def play_deal_record(
                     "agent": label,
                     "move": len(record["actions"]),
                     "action": repr(value),
-                    "reason": "not an action index 0-" + str(mask.size - 1)
+                    "reason": f"returned {value!r}, not an action index 0-{mask.size - 1}"
                     if action is None
                     else env.unwrapped.explain(action) or "not legal now",
                     "position": state.position(),

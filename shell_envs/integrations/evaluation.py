@@ -107,14 +107,17 @@ def play_match(
     ``make_agent``.
     """
     from shell_envs.agents.what_the_shell import GAME
-    from shell_envs.bench.tournament import play_game, schedule
+    from shell_envs.bench.games import play_what_the_shell
+    from shell_envs.bench.tournament import schedule
 
     if games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     players = (_resolve(GAME, agent, seed), _resolve(GAME, opponent, seed + 1))
     outcomes = {1: 0, 0: 0, -1: 0}
     for match in schedule(2, games, seed):
-        outcome, _ = play_game(players[match.black], players[match.white], match.seed, max_rounds)
+        seats = (players[match.black], players[match.white])
+        record, _ = play_what_the_shell(seats, ("black", "white"), match.seed, max_rounds, True)
+        outcome = record["outcome"]
         outcomes[outcome if match.black == 0 else -outcome] += 1
     return MatchResult(
         agent=getattr(players[0], "name", "agent"),
