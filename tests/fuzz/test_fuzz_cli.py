@@ -88,7 +88,11 @@ def test_the_move_reader_never_converts_long_numbers():
 
 
 def test_result_files_are_written_atomically(tmp_path: Path, monkeypatch):
-    summary = {"meta": {"mode": "x", "seed": 0, "workers": 1, "wall_seconds": 0, "created": "t"}}
+    summary = {
+        "version": "x",
+        "settings": {"mode": "x", "seed": 0, "workers": 1},
+        "run": {"wall_seconds": 0, "created": "t"},
+    }
     paths = report.write_all(summary, tmp_path)
     old = {k: p.read_bytes() for k, p in paths.items()}
 
@@ -97,7 +101,7 @@ def test_result_files_are_written_atomically(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(report, "plot", interrupted_plot)
     with pytest.raises(KeyboardInterrupt):
-        report.write_all({**summary, "meta": {**summary["meta"], "seed": 1}}, tmp_path)
+        report.write_all({**summary, "settings": {**summary["settings"], "seed": 1}}, tmp_path)
     assert {k: p.read_bytes() for k, p in paths.items()} == old  # the old files, whole
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths.values())
     monkeypatch.undo()
@@ -113,9 +117,9 @@ def test_result_files_are_written_atomically(tmp_path: Path, monkeypatch):
 
     monkeypatch.setattr(os, "replace", replace_with_ctrl_c)
     with pytest.raises(KeyboardInterrupt):
-        report.write_all({**summary, "meta": {**summary["meta"], "seed": 2}}, tmp_path)
+        report.write_all({**summary, "settings": {**summary["settings"], "seed": 2}}, tmp_path)
     assert len(calls) == 3  # all three files were moved in before the interrupt was raised
-    assert json.loads(paths["json"].read_text())["meta"]["seed"] == 2
+    assert json.loads(paths["json"].read_text())["settings"]["seed"] == 2
     assert paths["png"].read_bytes().startswith(b"\x89PNG")
 
 
@@ -128,7 +132,7 @@ def test_ctrl_c_stops_bench_promptly_and_keeps_what_finished(tmp_path: Path):
     process = subprocess.Popen(
         command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(15)  # imports, workers started, usually a few chunks done
+    time.sleep(15)  # imports, workers started, usually a few games done
     assert process.poll() is None, process.communicate()
     sent = time.perf_counter()
     os.kill(process.pid, signal.SIGINT)  # the terminal sends it to the workers too
@@ -140,9 +144,9 @@ def test_ctrl_c_stops_bench_promptly_and_keeps_what_finished(tmp_path: Path):
     assert process.returncode == 130, stderr[-2000:]
     assert "Traceback" not in stderr
     assert "Interrupted" in stderr
-    if (out / "results.json").exists():  # chunks had finished: a whole, valid report of them
+    if (out / "results.json").exists():  # games had finished: a whole, valid report of them
         data = json.loads((out / "results.json").read_text())
-        assert data["meta"]["interrupted"] is True
+        assert data["run"]["interrupted"] is True
         assert (out / "results.md").read_text().startswith("# shell-envs bench")
         assert (out / "results.png").read_bytes().startswith(b"\x89PNG")
 
@@ -156,25 +160,26 @@ def _children(pid: int) -> list[int]:
     return [int(x) for x in text.split()]
 
 
-def test_an_interrupted_bench_writes_the_chunks_that_finished(tmp_path: Path, monkeypatch):
+def test_an_interrupted_bench_writes_the_games_that_finished(tmp_path: Path, monkeypatch):
     from shell_envs.bench import runner
 
-    real_timed = runner._timed
+    real_play = runner._play
     calls = []
 
-    def timed_then_ctrl_c(fn, *args):
-        calls.append(fn)
+    def play_then_ctrl_c(task):
+        calls.append(task)
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real_timed(fn, *args)
+        return real_play(task)
 
-    monkeypatch.setattr(runner, "_timed", timed_then_ctrl_c)
+    monkeypatch.setattr(runner, "_play", play_then_ctrl_c)
     with pytest.raises(runner.BenchInterrupted) as stop:
-        runner.run_bench(games_per_pair=2, deals=2, workers=1, out=tmp_path, progress=False)
+        runner.run_bench(tmp_path, games_per_anchor=2, deals=2, workers=1, progress=False)
     data = json.loads(stop.value.paths["json"].read_text())
-    assert data["meta"]["interrupted"] is True
-    assert data["meta"]["chunks_finished"].startswith("2 of ")
+    assert data["run"]["interrupted"] is True
+    assert data["run"]["games_finished"].startswith("2 of ")
     assert "**Interrupted**" in stop.value.paths["markdown"].read_text()
+    assert len(stop.value.paths["games"].read_text().splitlines()) == 2
 
 
 def test_play_scorpion_can_take_back_the_move_that_left_no_move(monkeypatch):

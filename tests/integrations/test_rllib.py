@@ -114,6 +114,25 @@ def test_the_masked_module_never_chooses_an_illegal_cell():
     assert play_match(agent, "random", games=2).games == 2
 
 
+def test_a_saved_module_joins_the_bench_as_rllib_checkpoint(tmp_path):
+    from shell_envs.bench import evaluate
+
+    env = WhatTheShellMultiAgentEnv({"obs_encoder": "flat"})
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        observation_space=env.observation_spaces["black"],
+        action_space=env.action_spaces["black"],
+        model_config={"fcnet_hiddens": [16]},
+    ).build()
+    module.save_to_path(str(tmp_path / "module"))
+    report = evaluate(f"rllib:{tmp_path / 'module'}", game="what_the_shell", games_per_anchor=1)
+    rating = report.to_dict()["what_the_shell"]["ratings"]["rllib-module"]
+    assert rating["games"] == 5
+    assert all(not r["illegal"] for r in report.records)
+    with pytest.raises(ValueError, match="single module's checkpoint"):
+        evaluate(f"rllib:{tmp_path / 'module'}?module=shared", game="what_the_shell")
+
+
 def test_the_example_trains_checkpoints_and_evaluates(local_ray, tmp_path):
     spec = importlib.util.spec_from_file_location("rllib_what_the_shell", EXAMPLE)
     example = importlib.util.module_from_spec(spec)
@@ -121,6 +140,10 @@ def test_the_example_trains_checkpoints_and_evaluates(local_ray, tmp_path):
     results = example.main(["--smoke", "--out", str(tmp_path)])
     assert results["env_steps"] >= 512 and len(results["history"]) == 2
     assert Path(results["checkpoint"]).is_dir()
+    from shell_envs.bench import evaluate
+
+    report = evaluate(f"rllib:{results['checkpoint']}", game="what_the_shell", games_per_anchor=1)
+    assert report.to_dict()["what_the_shell"]["ratings"]["rllib-checkpoint"]["games"] == 5
     saved = json.loads((tmp_path / "results.json").read_text())
     for opponent in ("random", "greedy"):
         match = saved["evaluation"][f"shared_vs_{opponent}"]

@@ -211,3 +211,69 @@ def test_maskable_ppo_self_plays_on_the_vec_env():
         assert masks[np.arange(8), actions].all()
         obs, _, _, infos = env.step(actions)
         assert not any(info["illegal"] for info in infos)
+
+
+def test_maskable_ppo_models_join_the_bench_in_both_games(tmp_path):
+    """Smoke-trained MaskablePPO models, one per game, benchmarked by ``ppo:PATH``."""
+    import json
+
+    from click.testing import CliRunner
+
+    from shell_envs.cli import main
+
+    wts = MaskablePPO(
+        "MlpPolicy",
+        WhatTheShellSelfPlayVecEnv(2, obs_encoder="flat"),
+        n_steps=32,
+        batch_size=32,
+        seed=0,
+    )
+    wts.learn(64)
+    wts.save(tmp_path / "wts")
+    cards = MaskablePPO(
+        "MlpPolicy", ScorpionVecEnv(2, obs_encoder="cards"), n_steps=32, batch_size=32, seed=0
+    )
+    cards.learn(64)
+    cards.save(tmp_path / "cards")
+    small = [
+        "--games",
+        "1",
+        "--deals",
+        "2",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--rules",
+        "relaxed",
+    ]
+    for game, spec in (
+        ("what-the-shell", "ppo:wts.zip"),
+        ("scorpion", "ppo:cards.zip?encoder=cards"),
+    ):
+        out = tmp_path / game
+        path_spec = spec.replace("ppo:", f"ppo:{tmp_path}/")
+        result = CliRunner().invoke(
+            main, ["bench", "--game", game, "--agent", path_spec, "--out", str(out), *small]
+        )
+        assert result.exit_code == 0, result.output
+        data = json.loads((out / "results.json").read_text())
+        records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+        assert all(not r["illegal"] and not r["errors"] for r in records)
+        if game == "what-the-shell":
+            assert data["what_the_shell"]["ratings"]["ppo-wts"]["games"] == 5
+        else:
+            assert data["scorpion"]["relaxed"]["agents"]["ppo-cards"]["deals"] == 2
+    wrong = CliRunner().invoke(
+        main,
+        [
+            "bench",
+            "--game",
+            "scorpion",
+            "--agent",
+            f"ppo:{tmp_path}/cards.zip?encoder=tableau",
+            "--out",
+            str(tmp_path / "x"),
+            *small,
+        ],
+    )
+    assert wrong.exit_code == 2 and "does not give the model's observation shape" in wrong.output

@@ -1,0 +1,88 @@
+"""The fixed rating scale: the fit against held anchors, and the shipped anchor table."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from shell_envs.bench import anchors, scale
+from shell_envs.bench.tournament import ELO_SCALE
+
+
+def test_against_one_anchor_the_rating_is_the_log_odds_above_it() -> None:
+    scores = {"a": np.array([1, 1, 1, 0.0])}
+    rating = scale.fit_rating(scores, {"a": 250.0}, prior=0.0)
+    assert rating == pytest.approx(250.0 + ELO_SCALE * math.log(3.0), abs=1e-3)
+    with_prior = scale.fit_rating(scores, {"a": 250.0}, prior=1.0)
+    assert with_prior == pytest.approx(250.0 + ELO_SCALE * math.log(3.5 / 1.5), abs=1e-3)
+
+
+def test_known_strengths_are_recovered_on_the_held_scale() -> None:
+    anchors_at = {"a": 0.0, "b": 300.0, "c": 700.0}
+    truth = 450.0
+    scores = {k: np.full(1000, scale.expected_score(truth, r)) for k, r in anchors_at.items()}
+    assert scale.fit_rating(scores, anchors_at, prior=0.0) == pytest.approx(truth, abs=0.01)
+
+
+def test_sweeps_stay_finite_and_more_wins_rate_higher() -> None:
+    held = {"a": 0.0, "b": 400.0}
+    sweep = scale.fit_rating({"a": np.ones(10), "b": np.ones(10)}, held)
+    lost = scale.fit_rating({"a": np.zeros(10), "b": np.zeros(10)}, held)
+    half = scale.fit_rating({"a": np.ones(10), "b": np.array([1.0] * 5 + [0.0] * 5)}, held)
+    assert -scale.RATING_BOUND < lost < 0 < half < sweep < scale.RATING_BOUND
+    with pytest.raises(ValueError, match="at least one game"):
+        scale.fit_rating({"a": np.array([])}, held)
+
+
+def test_the_interval_holds_the_rating_and_narrows_with_games() -> None:
+    table = scale.anchor_table()
+    rng = np.random.default_rng(0)
+
+    def scores(n: int) -> dict[str, np.ndarray]:
+        return {
+            a.label: (rng.random(n) < scale.expected_score(500.0, a.rating)) * 1.0
+            for a in table.anchors
+        }
+
+    small_rating, small = scale.rate_on_scale(scores(10), table, n_resamples=300)
+    big_rating, big = scale.rate_on_scale(scores(400), table, n_resamples=300)
+    assert small[0] <= small_rating <= small[1] and big[0] <= big_rating <= big[1]
+    assert big[1] - big[0] < (small[1] - small[0]) / 2
+    assert big[0] < 500.0 < big[1]
+
+
+def test_the_shipped_table_names_the_anchor_specs_in_rating_order() -> None:
+    table = scale.anchor_table()
+    assert table.labels == ["random", "greedy", "mcts-100", "mcts-400", "mcts-1600"]
+    assert [a.agent.label for a in table.anchors] == table.labels
+    assert {f"{a.label}={a.spec}" if a.label != a.spec else a.spec for a in table.anchors} == set(
+        scale.ANCHOR_SPECS
+    )
+    assert table["random"].rating == 0.0
+    ratings = [a.rating for a in table.anchors]
+    assert ratings == sorted(ratings) and len(set(ratings)) == len(ratings)
+    for a in table.anchors:
+        assert a.ci[0] <= a.rating <= a.ci[1] and a.games == table.games_per_pair * 4
+    assert table.games_per_pair >= 100 and table.version and table.date
+    assert scale.AnchorTable.from_dict(table.to_dict()) == table
+
+
+def test_the_table_is_consistent_with_a_fresh_small_fit() -> None:
+    """Three anchors afresh, another seed: the table's ratings inside the fresh intervals."""
+    specs = list(scale.ANCHOR_SPECS[:3])
+    results, _ = anchors.round_robin(specs, 40, seed=7, workers=1, progress=False)
+    fresh = anchors.fit(specs, results, 40, seed=7)
+    table = scale.anchor_table()
+    assert fresh.labels == ["random", "greedy", "mcts-100"]
+    assert anchors.consistent(table, fresh, both_ways=False) == []
+    shifted = scale.AnchorTable(
+        tuple(
+            scale.Anchor(a.label, a.spec, a.rating + 300 * (a.label == "greedy"), a.ci, a.games)
+            for a in table.anchors
+        ),
+        *(table.reference, table.date, table.version),
+        *(table.games_per_pair, table.seed, table.max_rounds),
+    )
+    assert [line.split(":")[0] for line in anchors.consistent(shifted, fresh, False)] == ["greedy"]
