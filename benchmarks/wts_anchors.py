@@ -4,12 +4,14 @@
 A round robin of the anchor agents (:data:`shell_envs.bench.scale.ANCHOR_SPECS`), seats
 swapped, gives Bradley–Terry ratings with ``random`` = 0 and percentile-bootstrap intervals;
 ``--out`` writes them as the shipped table (``shell_envs/data/wts_anchors.json``).  ``--check``
-plays a fresh round robin with another seed and checks that the table is reproduced: each
-fresh rating inside the table's interval and each table rating inside the fresh interval.
+plays a fresh round robin of the same size with another seed and checks that the table is
+reproduced: each fresh rating inside the table's interval and each table rating inside the
+fresh interval.  (``random`` loses nearly every game, so its gap to the others is set by the
+fit's one virtual draw per pair: compare fits of the same size.)
 
     python benchmarks/wts_anchors.py --games-per-pair 300 --workers 2 \
         --out shell_envs/data/wts_anchors.json
-    python benchmarks/wts_anchors.py --check --games-per-pair 100 --seed 1 --workers 2
+    python benchmarks/wts_anchors.py --check --seed 1 --workers 2
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from shell_envs.bench.runner import default_workers
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games-per-pair", type=int, default=300, help="games per pair")
+    parser.add_argument(
+        "--games-per-pair",
+        type=int,
+        default=None,
+        help="games per pair (default: 300, or with --check the shipped table's)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="round-robin seed")
     parser.add_argument("--workers", type=int, default=default_workers(), help="processes")
     parser.add_argument("--out", type=Path, help="write the table here (JSON)")
@@ -34,6 +41,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     specs = list(scale.ANCHOR_SPECS)
+    if args.games_per_pair is None:
+        args.games_per_pair = scale.anchor_table().games_per_pair if args.check else 300
     results, seconds = anchors.round_robin(specs, args.games_per_pair, args.seed, args.workers)
     table = anchors.fit(specs, results, args.games_per_pair, args.seed)
     print(f"{len(results)} games in {seconds:.0f} s on {args.workers} worker(s)")

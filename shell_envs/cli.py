@@ -22,7 +22,6 @@ from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 
 MAX_ITERATIONS = 1_000_000  # mcts iterations per move (the search tree grows with them)
 
-WTS_OPPONENTS = ("random", "greedy", "mcts", "human")
 SCORPION_HELP = (
     "Moves: a card and a column, e.g. '4H 7' (ranks A 2-9 T J Q K, also 10; suits S H D C) "
     "moves 4H and everything above it onto column 7.  d = deal the reserve, u = undo, "
@@ -60,12 +59,17 @@ def _redraw(text: str) -> None:
     click.echo(text)
 
 
-def _model_agent(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """Accept ``ppo:PATH`` naming an existing saved model, else a usage error."""
-    if value.startswith("ppo:") and Path(value.removeprefix("ppo:")).is_file():
+def _opponent(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Accept ``human`` or any What the Shell agent spec that loads, else a usage error."""
+    if value == "human":
         return value
-    accepted = ", ".join(WTS_OPPONENTS) + " or ppo:PATH" if param.name == "opponent" else "ppo:PATH"
-    raise click.BadParameter(f"{value!r} is not {accepted} (PATH: an existing model file)")
+    from shell_envs.agents.spec import AgentSpecError, parse_spec
+
+    try:
+        parse_spec(value).make("what_the_shell", 0)
+    except AgentSpecError as exc:
+        raise click.BadParameter(str(exc), param=param) from None
+    return value
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -299,10 +303,9 @@ def play() -> None:
     "--opponent",
     default="greedy",
     show_default=True,
-    callback=lambda ctx, param, value: (
-        value if value in WTS_OPPONENTS else _model_agent(ctx, param, value)
-    ),
-    help="random, greedy, mcts, human (two people at one keyboard) or ppo:PATH (a model).",
+    callback=_opponent,
+    help="An agent spec (random, greedy, mcts, mcts:iterations=1600, ppo:PATH, module:callable,"
+    " ...) or human (two people at one keyboard).",
 )
 @click.option(
     "--seat",
@@ -324,7 +327,7 @@ def play() -> None:
 def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) -> None:
     """Play What the Shell against an agent, or two people at one keyboard."""
     from shell_envs import what_the_shell_v0
-    from shell_envs.agents import WhatTheShellView, choose_action, make_agent
+    from shell_envs.agents import WhatTheShellView, choose_action, make_agent, parse_spec
     from shell_envs.what_the_shell import rules
     from shell_envs.what_the_shell.position import cell_index, cell_name
     from shell_envs.what_the_shell.render import render_ansi
@@ -339,7 +342,8 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
     names = {"black": "black (X)", "white": "white (O)"}
     if opponent != "human":
         other = "white" if seat == "black" else "black"
-        names = {seat: f"you ({seat})", other: f"{opponent} ({other})"}
+        label = parse_spec(opponent).label
+        names = {seat: f"you ({seat})", other: f"{label} ({other})"}
     last = "New game.  " + WTS_HELP
     while env.agents:
         _redraw(render_ansi(env.board, env.eggs, env.meta) + last)

@@ -48,18 +48,24 @@ def round_robin(
 
 
 def fit(
-    specs: list[str], results: list[tournament.GameResult], games_per_pair: int, seed: int
+    specs: list[str],
+    results: list[tournament.GameResult],
+    games_per_pair: int,
+    seed: int,
+    zero: str = "random",
+    at: float = 0.0,
 ) -> scale.AnchorTable:
-    """The anchor table of a round robin (``random`` = 0, 95% bootstrap intervals)."""
+    """The anchor table of a round robin: agent ``zero`` rated ``at`` (the scale: ``random``
+    at 0), the others relative to it, with 95% bootstrap intervals."""
     labels = [parse_spec(s).label for s in specs]
-    ratings = tournament.bradley_terry(len(specs), results, labels.index("random"), seed=seed)
+    ratings = tournament.bradley_terry(len(specs), results, labels.index(zero), seed=seed)
     per_agent = games_per_pair * (len(specs) - 1)
     anchors = tuple(
         scale.Anchor(
             labels[i],
             parse_spec(specs[i]).spec,
-            round(float(ratings.elo[i]), 1),
-            (round(float(ratings.low[i]), 1), round(float(ratings.high[i]), 1)),
+            round(at + float(ratings.elo[i]), 1),
+            (round(at + float(ratings.low[i]), 1), round(at + float(ratings.high[i]), 1)),
             per_agent,
         )
         for i in range(len(specs))

@@ -171,7 +171,7 @@ def _figures(data: dict) -> dict:
     data["settings"].pop("workers")
     for r in data.get("what_the_shell", {}).get("ratings", {}).values():
         r.pop("move_seconds")
-    for key, section in data.get("scorpion", {}).items():
+    for section in data.get("scorpion", {}).values():
         if isinstance(section, dict) and "agents" in section:
             for row in section["agents"].values():
                 row.pop("move_seconds")

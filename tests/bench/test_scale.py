@@ -70,19 +70,25 @@ def test_the_shipped_table_names_the_anchor_specs_in_rating_order() -> None:
 
 
 def test_the_table_is_consistent_with_a_fresh_small_fit() -> None:
-    """Three anchors afresh, another seed: the table's ratings inside the fresh intervals."""
-    specs = list(scale.ANCHOR_SPECS[:3])
-    results, _ = anchors.round_robin(specs, 40, seed=7, workers=1, progress=False)
-    fresh = anchors.fit(specs, results, 40, seed=7)
+    """greedy, mcts-100 and mcts-400 afresh with another seed, greedy held at its table
+    rating: the table's ratings of the others lie inside the fresh 95% intervals.
+
+    ``random`` is left out: it loses nearly every game to every other anchor, so its gap to
+    them is set by the fit's one virtual draw per pair and shrinks with fewer games.
+    """
+    specs = list(scale.ANCHOR_SPECS[1:4])
     table = scale.anchor_table()
-    assert fresh.labels == ["random", "greedy", "mcts-100"]
+    results, _ = anchors.round_robin(specs, 40, seed=7, workers=1, progress=False)
+    fresh = anchors.fit(specs, results, 40, seed=7, zero="greedy", at=table["greedy"].rating)
+    assert fresh.labels == ["greedy", "mcts-100", "mcts-400"]
     assert anchors.consistent(table, fresh, both_ways=False) == []
     shifted = scale.AnchorTable(
         tuple(
-            scale.Anchor(a.label, a.spec, a.rating + 300 * (a.label == "greedy"), a.ci, a.games)
+            scale.Anchor(a.label, a.spec, a.rating + 300 * (a.label == "mcts-100"), a.ci, a.games)
             for a in table.anchors
         ),
         *(table.reference, table.date, table.version),
         *(table.games_per_pair, table.seed, table.max_rounds),
     )
-    assert [line.split(":")[0] for line in anchors.consistent(shifted, fresh, False)] == ["greedy"]
+    bad = anchors.consistent(shifted, fresh, both_ways=False)
+    assert [line.split(":")[0] for line in bad] == ["mcts-100"]
