@@ -308,7 +308,7 @@ def make_agent(game: str, spec: str | AgentSpec, seed: int | None = None, **kwar
     ``make_agent("what_the_shell", "mcts", iterations=1600)`` is
     ``make_agent("what_the_shell", "mcts:iterations=1600")``.
     """
-    if isinstance(spec, str) and spec in agent_names(game):
+    if isinstance(spec, str) and spec.isidentifier():  # a plain name: the registry's errors
         return make_builtin(game, spec, seed=seed, **kwargs)
     parsed = spec if isinstance(spec, AgentSpec) else parse_spec(spec)
     if kwargs:

@@ -71,7 +71,7 @@ def test_make_agent_takes_specs_and_keyword_settings_alike() -> None:
     assert isinstance(a, MCTSAgent) and (a.iterations, a.candidates) == (50, 4)
     assert (b.iterations, b.candidates) == (50, 4)
     assert make_agent("what_the_shell", "mcts").iterations == 400  # the bench's mcts
-    with pytest.raises(AgentSpecError, match="no scorpion agent"):
+    with pytest.raises(ValueError, match="unknown scorpion agent .mcts."):
         make_agent("scorpion", "mcts")
     with pytest.raises(AgentSpecError, match="unexpected keyword|iterationz"):
         make_agent("what_the_shell", "mcts:iterationz=5")
