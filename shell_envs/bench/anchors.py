@@ -30,7 +30,7 @@ def round_robin(
     plan = [
         Task(
             "what_the_shell",
-            games.play_match,
+            games.play_what_the_shell,
             (agents[m.black], agents[m.white], m.seed, MAX_ROUNDS, True, k),
         )
         for k, m in enumerate(matches)

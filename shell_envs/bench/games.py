@@ -93,30 +93,23 @@ def _timed_decision(
         clock[1] += 1
 
 
-def play_match(
-    black: AgentSpec,
-    white: AgentSpec,
-    seed: int,
-    max_rounds: int,
-    fail_fast: bool = False,
-    index: int = 0,
-) -> tuple[dict[str, Any], dict[str, list[float]]]:
-    """:func:`play_what_the_shell` between the agents two specs name (built once a process)."""
-    agents = (agent_for(WTS, black, seed), agent_for(WTS, white, seed + 1))
-    return play_what_the_shell(
-        agents, (black.label, white.label), seed, max_rounds, fail_fast, index
-    )
+def _player(game: str, agent: Any, seed: int) -> tuple[Any, str]:
+    """The agent object and its label: a spec's agent (built once a process) or the object."""
+    if isinstance(agent, AgentSpec):
+        return agent_for(game, agent, seed), agent.label
+    return agent, str(getattr(agent, "name", None) or type(agent).__name__)
 
 
 def play_what_the_shell(
-    agents: tuple[Any, Any],
-    labels: tuple[str, str],
+    black: AgentSpec | Any,
+    white: AgentSpec | Any,
     seed: int,
     max_rounds: int,
     fail_fast: bool = False,
     index: int = 0,
 ) -> tuple[dict[str, Any], dict[str, list[float]]]:
-    """One game of ``agents`` (black, white); the record and ``{seat: [seconds, moves]}``.
+    """One game, ``black`` against ``white`` (agent specs or agent objects); returns the record
+    and ``{seat: [seconds, moves]}``.
 
     The env is reset with ``seed``; black's agent is seeded with ``seed`` and white's with
     ``seed + 1``.  The result is the sign of black's reward minus white's (both players
@@ -126,8 +119,12 @@ def play_what_the_shell(
 
     env = what_the_shell_v0.parallel_env(max_rounds=max_rounds)
     observations, _ = env.reset(seed=seed)
-    agents_by_seat = {"black": agents[0], "white": agents[1]}
-    names = {"black": labels[0], "white": labels[1]}
+    (black_agent, black_label), (white_agent, white_label) = (
+        _player(WTS, black, seed),
+        _player(WTS, white, seed + 1),
+    )
+    agents_by_seat = {"black": black_agent, "white": white_agent}
+    names = {"black": black_label, "white": white_label}
     agents_by_seat["black"].reset(seed)
     agents_by_seat["white"].reset(seed + 1)
     clocks = {"black": [0.0, 0], "white": [0.0, 0]}
@@ -135,8 +132,8 @@ def play_what_the_shell(
         "game": WTS,
         "index": index,
         "seed": seed,
-        "black": labels[0],
-        "white": labels[1],
+        "black": black_label,
+        "white": white_label,
         "agent_seeds": {"black": seed, "white": seed + 1},
         "max_rounds": max_rounds,
         "actions": [],
@@ -214,7 +211,7 @@ def play_what_the_shell(
 
 
 def play_scorpion(
-    spec: AgentSpec,
+    agent: AgentSpec | Any,
     deal: int,
     rules: str,
     agent_seed: int,
@@ -223,33 +220,14 @@ def play_scorpion(
     fail_fast: bool = False,
     index: int = 0,
 ) -> tuple[dict[str, Any], list[float]]:
-    """One deal played by ``spec``'s agent; returns the record and ``[seconds, moves]``.
+    """Deal number ``deal`` played by an agent spec's agent or an agent object, seeded with
+    ``agent_seed``; returns the record and ``[seconds, moves]``.
 
     The game ends as :mod:`shell_envs.bench.patience` describes; an illegal action or an
     exception ends it too (``end`` is ``"illegal"`` or ``"error"``).
     """
-    agent = agent_for(SCORPION, spec, agent_seed)
+    agent, label = _player(SCORPION, agent, agent_seed)
     agent.reset(agent_seed)
-    return play_deal_record(
-        agent, spec.label, deal, rules, agent_seed, max_moves, stall_moves, fail_fast, index
-    )
-
-
-def play_deal_record(
-    agent: Any,
-    label: str,
-    deal: int,
-    rules: str,
-    agent_seed: int,
-    max_moves: int,
-    stall_moves: int,
-    fail_fast: bool = False,
-    index: int = 0,
-) -> tuple[dict[str, Any], list[float]]:
-    """Play deal number ``deal`` with an agent object; the record and ``[seconds, moves]``.
-
-    The caller seeds the agent (``agent_seed`` is recorded).
-    """
     env = gym.make(
         "shell_envs/Scorpion-v0",
         rules=rules,

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from shell_envs.agents.base import Agent
-from shell_envs.bench.games import play_deal_record
+from shell_envs.bench.games import play_scorpion
 from shell_envs.bench.scale import problems
 from shell_envs.bench.tournament import wilson_interval
 from shell_envs.scorpion.solver import WON
@@ -59,9 +59,7 @@ def play_deal(
     Returns ``(won, score, moves, end)``; ``end`` is one of :data:`ENDS`.  An agent that
     raises stops the game with :class:`~shell_envs.bench.games.AgentError`.
     """
-    agent.reset(deal)
-    label = str(getattr(agent, "name", "agent"))
-    record, _ = play_deal_record(agent, label, deal, rules, deal, max_moves, stall_moves, True)
+    record, _ = play_scorpion(agent, deal, rules, deal, max_moves, stall_moves, True)
     return record["won"], record["score"], record["moves"], record["end"]
 
 

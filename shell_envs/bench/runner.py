@@ -145,7 +145,7 @@ def tasks(settings: Settings) -> list[Task]:
                 pairing = {"candidate": candidate.label, "anchor": anchor.label}
                 pairing["candidate_seat"] = seat
                 args = (*pair, seed, s.max_rounds, s.fail_fast, len(out))
-                out.append(Task("what_the_shell", games.play_match, args, pairing))
+                out.append(Task("what_the_shell", games.play_what_the_shell, args, pairing))
     deals = patience.deal_numbers(s.deals, s.deal_set) if "scorpion" in s.games else []
     for rules in s.rules:
         for candidate in s.players("scorpion"):
@@ -197,7 +197,7 @@ def warm_up(
     if "what_the_shell" in games_played:
         probe = parse_spec("mcts:iterations=8")
         for spec in [parse_spec("greedy"), *(a for a in builtin if a.plays("what_the_shell"))]:
-            games.play_match(spec, probe, seed=0, max_rounds=4)
+            games.play_what_the_shell(spec, probe, seed=0, max_rounds=4)
     if "scorpion" in games_played:
         for spec in [a for a in builtin if a.plays("scorpion")]:
             for rule_set in rules:

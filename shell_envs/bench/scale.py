@@ -22,10 +22,9 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.stats import bootstrap
 
 from shell_envs.agents.spec import AgentSpec, parse_spec
-from shell_envs.bench.tournament import ELO_SCALE
+from shell_envs.bench.tournament import ELO_SCALE, percentile_bootstrap
 
 ANCHORS_FILE = "wts_anchors.json"
 ANCHOR_SPECS = (
@@ -172,24 +171,14 @@ def rate_on_scale(
     ratings = {a.label: a.rating for a in table.anchors}
     keys = [k for k in scores if len(scores[k])]
     rating = fit_rating(scores, ratings)
-    if not all(len(scores[k]) > 1 for k in keys):
-        return rating, (rating, rating)
 
     def statistic(*samples: np.ndarray) -> float:
         return fit_rating(dict(zip(keys, samples, strict=True)), ratings)
 
-    boot = bootstrap(
-        tuple(np.asarray(scores[k], float) for k in keys),
-        statistic,
-        vectorized=False,
-        n_resamples=n_resamples,
-        confidence_level=confidence,
-        method="percentile",
-        rng=np.random.default_rng(seed),
+    low, high = percentile_bootstrap(
+        [scores[k] for k in keys], statistic, rating, confidence, n_resamples, seed
     )
-    low = float(boot.confidence_interval.low)
-    high = float(boot.confidence_interval.high)
-    return rating, (min(low, rating), max(high, rating))
+    return rating, (float(low), float(high))
 
 
 def candidate_scores(records: list[dict[str, Any]], candidate: str) -> dict[str, np.ndarray]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import choix
 import numpy as np
@@ -115,18 +116,35 @@ def bradley_terry(
     def statistic(*samples: np.ndarray) -> np.ndarray:
         return fit_bradley_terry(n_agents, dict(zip(keys, samples, strict=True)), anchor, prior)
 
-    if all(len(pairs[k]) > 1 for k in keys):
-        boot = bootstrap(
-            tuple(pairs[k] for k in keys),
-            statistic,
-            vectorized=False,
-            n_resamples=n_resamples,
-            confidence_level=confidence,
-            method="percentile",
-            rng=np.random.default_rng(seed),
-        )
-        low = np.asarray(boot.confidence_interval.low, float)
-        high = np.asarray(boot.confidence_interval.high, float)
-    else:
-        low, high = elo.copy(), elo.copy()
-    return Ratings(elo, np.minimum(low, elo), np.maximum(high, elo))
+    low, high = percentile_bootstrap(
+        [pairs[k] for k in keys], statistic, elo, confidence, n_resamples, seed
+    )
+    return Ratings(elo, low, high)
+
+
+def percentile_bootstrap(
+    samples: Sequence[np.ndarray],
+    statistic: Any,
+    estimate: Any,
+    confidence: float,
+    n_resamples: int,
+    seed: int,
+) -> tuple[Any, Any]:
+    """The percentile-bootstrap interval of ``statistic(*samples)``, each sample resampled on
+    its own (:func:`scipy.stats.bootstrap`), widened to hold ``estimate``; collapsed onto
+    ``estimate`` when a sample has a single value (nothing to resample)."""
+    estimate = np.asarray(estimate, float)
+    if not all(len(s) > 1 for s in samples):
+        return estimate.copy(), estimate.copy()
+    boot = bootstrap(
+        tuple(np.asarray(s, float) for s in samples),
+        statistic,
+        vectorized=False,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    low = np.asarray(boot.confidence_interval.low, float)
+    high = np.asarray(boot.confidence_interval.high, float)
+    return np.minimum(low, estimate), np.maximum(high, estimate)

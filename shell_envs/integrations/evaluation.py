@@ -115,8 +115,8 @@ def play_match(
     players = (_resolve(GAME, agent, seed), _resolve(GAME, opponent, seed + 1))
     outcomes = {1: 0, 0: 0, -1: 0}
     for match in schedule(2, games, seed):
-        seats = (players[match.black], players[match.white])
-        record, _ = play_what_the_shell(seats, ("black", "white"), match.seed, max_rounds, True)
+        black, white = players[match.black], players[match.white]
+        record, _ = play_what_the_shell(black, white, match.seed, max_rounds, True)
         outcome = record["outcome"]
         outcomes[outcome if match.black == 0 else -outcome] += 1
     return MatchResult(
