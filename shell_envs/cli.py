@@ -247,8 +247,8 @@ def _read_cell(env, who: str) -> int | None:
             continue
         try:
             cell = cell_index(text)
-        except ValueError:
-            click.echo(f"  {text!r} is not a cell: a column letter a-i and a row 1-9, e.g. e5.")
+        except ValueError as exc:
+            click.echo(f"  {exc}")
             continue
         reason = env.explain(cell)
         if reason is None:
@@ -374,7 +374,7 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             status = f"\nYou won!  Final score {state.score} in {state.moves} moves."
         elif not info["action_mask"][: engine.N_ACTIONS].any():
             status = "\nNo legal move is left: the game is lost (u = undo, q = quit)."
-        _redraw(f"Deal #{seed}   " + render_ansi(state) + last + status)
+        _redraw(f"Deal #{seed} · " + render_ansi(state) + last + status)
         if state.won:
             return
         text = _read("Your move: ")
