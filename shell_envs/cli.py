@@ -195,7 +195,8 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
     from shell_envs.what_the_shell.render import render_ansi
 
     searches = {"greedy": [search.score_cells], "mcts": [search.init_root, search.run_search]}
-    compile_notice(encoders.step_planes, *searches.get(opponent, []), what="the rules and agents")
+    what = f"the rules and the {opponent} agent" if opponent in searches else "the rules"
+    compile_notice(encoders.step_planes, *searches.get(opponent, []), what=what)
     env = what_the_shell_v0.parallel_env()
     observations, _ = env.reset(seed=seed)
     humans = ["black", "white"] if opponent == "human" else [seat]
