@@ -36,6 +36,13 @@ WTS_HELP = (
 # the solver's notation ("4H 7") and the arrows people also write ("4H→7", "4H -> 7")
 _MOVE = re.compile(r"^(10|[2-9tjqka])\s*([shdc♠♥♦♣])\s*(?:->|→|>|,|to|on)?\s*(\d+)$", re.I)
 _DEAL = ("d", "deal", "deal reserve")
+RULES_OPTION = click.option(
+    "--rules",
+    type=click.Choice(["classic", "relaxed"]),
+    default="classic",
+    show_default=True,
+    help="Classic: build on the same suit; Relaxed: on any suit.",
+)
 
 
 def _finite(param: click.Parameter, value: float | None) -> float | None:
@@ -333,13 +340,7 @@ def _describe(action: int) -> str:
 @click.option(
     "--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="Deal number."
 )
-@click.option(
-    "--rules",
-    type=click.Choice(["classic", "relaxed"]),
-    default="classic",
-    show_default=True,
-    help="Classic: build on the same suit; Relaxed: on any suit.",
-)
+@RULES_OPTION
 @click.option(
     "--lang",
     type=click.Choice(["en", "hu"]),
@@ -503,13 +504,7 @@ def speed(seconds: float, repeats: int, game: str) -> None:
     default=None,
     help="A JSON file holding a position, as the env's position() returns it.",
 )
-@click.option(
-    "--rules",
-    type=click.Choice(["classic", "relaxed"]),
-    default="classic",
-    show_default=True,
-    help="Classic: build on the same suit; Relaxed: on any suit.",
-)
+@RULES_OPTION
 @click.option(
     "--max-nodes",
     type=click.IntRange(1, 10**12),

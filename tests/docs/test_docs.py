@@ -58,23 +58,29 @@ def blocks() -> list[Block]:
     return found
 
 
-BLOCKS = blocks()
-RUN_HERE = [b for b in BLOCKS if b.marker is None and b.lang in ("python", "bash")]
-
-
-def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+def run_ok(command: list[str], cwd: Path, **env: str) -> str:
+    """Run ``command`` in ``cwd`` with ``env`` added; it must succeed.  Returns its output."""
     done = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=ROOT,
-        env=env,
+        command,
+        cwd=cwd,
+        env=dict(os.environ, **env),
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    for page in ("index", "benchmark", "api", "environments/what-the-shell"):
-        assert (tmp_path / "site" / page / "index.html").is_file() or page == "index"
+    return done.stdout + done.stderr
+
+
+BLOCKS = blocks()
+RUN_HERE = [b for b in BLOCKS if b.marker is None and b.lang in ("python", "bash")]
+
+
+def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")]
+    run_ok(command, ROOT, NO_MKDOCS_2_WARNING="1")
+    for page in ("benchmark", "api", "environments/what-the-shell", "environments/scorpion"):
+        assert (tmp_path / "site" / page / "index.html").is_file(), page
     api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
     assert "compile_notice" in api and "WhatTheShellEnv" in api  # generated from docstrings
 
@@ -120,14 +126,6 @@ def test_the_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.Monkey
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(block.code, block.id, "exec"), namespace)
         return
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    done = subprocess.run(
-        ["bash", "-e", "-o", "pipefail", "-c", block.code],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Traceback" not in done.stdout + done.stderr
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    output = run_ok(["bash", "-e", "-o", "pipefail", "-c", block.code], tmp_path, PATH=path)
+    assert "Traceback" not in output
