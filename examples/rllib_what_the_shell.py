@@ -5,7 +5,7 @@ policy each (``--policies two``); with ``--opponent greedy`` (or ``random``) one
 is the built-in agent instead.  Illegal cells are masked in every forward pass
 (:mod:`shell_envs.integrations.rllib`).  After training, each policy plays ``--eval-games``
 games against ``random`` and ``greedy`` with alternating seats (Wilson 95% intervals); the
-checkpoint and ``results.json`` go under ``--out``.
+checkpoint, ``results.json`` and ``learning_curve.png`` go under ``--out``.
 
 Locally, Ray starts on this machine; ``--num-env-runners`` sampling actors run beside the
 learner::
@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import ray
 
 from shell_envs.integrations.evaluation import play_match
@@ -84,6 +85,45 @@ def build_config(args: argparse.Namespace) -> Any:
     )
 
 
+def describe(point: dict[str, Any]) -> str:
+    """One training iteration in a line, figures rounded (RLlib reports raw floats)."""
+    length = point["episode_len_mean"]
+    returns = ", ".join(f"{k} {v:+.2f}" for k, v in point["module_returns"].items())
+    return (
+        f"iter {point['iteration']:>3}: {point['env_steps']:,} env steps, "
+        f"{point['episodes']:,} games, mean length "
+        f"{'-' if length is None else f'{length:.1f}'} rounds, "
+        f"mean return {returns or '-'} ({point['seconds']:.0f} s)"
+    )
+
+
+def plot_curve(history: list[dict[str, Any]], path: Path) -> None:
+    """The learning curve: mean game length and each policy's mean return, by env steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [point["env_steps"] for point in history]
+    fig, (ax_len, ax_ret) = plt.subplots(1, 2, figsize=(10, 4))
+    lengths = [point["episode_len_mean"] for point in history]
+    ax_len.plot(steps, [np.nan if x is None else x for x in lengths], marker="o")
+    ax_len.set_ylabel("mean game length (rounds)")
+    modules = sorted({k for point in history for k in point["module_returns"]})
+    for module in modules:
+        returns = [point["module_returns"].get(module, np.nan) for point in history]
+        ax_ret.plot(steps, returns, marker="o", label=module)
+    ax_ret.set_ylabel("mean return per game (self-play: sums to 0)")
+    if modules:
+        ax_ret.legend()
+    for ax in (ax_len, ax_ret):
+        ax.set_xlabel("env steps")
+    fig.suptitle("What the Shell: RLlib PPO, self-play learning curve")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train, checkpoint, evaluate; returns the results written to ``results.json``."""
     args = parse_args(argv)
@@ -106,12 +146,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "seconds": time.perf_counter() - start,
         }
         history.append(point)
-        print(
-            f"iter {point['iteration']:>3}: {point['env_steps']} env steps, "
-            f"{point['episodes']} games, mean length {point['episode_len_mean']}, "
-            f"returns {point['module_returns']} ({point['seconds']:.0f} s)",
-            flush=True,
-        )
+        print(describe(point), flush=True)
     train_s = time.perf_counter() - start
     checkpoint = algo.save_to_path(str((args.out / "checkpoint").resolve()))
 
@@ -142,8 +177,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "checkpoint": str(checkpoint),
     }
     (args.out / "results.json").write_text(json.dumps(results, indent=2, default=str))
+    plot_curve(history, args.out / "learning_curve.png")
     print(
-        f"trained {steps} env steps in {train_s:.0f} s; evaluation {eval_s:.0f} s; "
+        f"trained {steps:,} env steps in {train_s:.0f} s; evaluation {eval_s:.0f} s; "
         f"checkpoint {checkpoint}",
         flush=True,
     )

@@ -21,16 +21,27 @@ from shell_envs import __version__
 from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 
 MAX_ITERATIONS = 1_000_000  # mcts iterations per move (the search tree grows with them)
+SOLVER_MAX_NODES = 2_000_000  # the solver's DEFAULT_MAX_NODES, here so that --help stays instant
 
 SCORPION_HELP = (
     "Moves: a card and a column, e.g. '4H 7' (ranks A 2-9 T J Q K, also 10; suits S H D C) "
     "moves 4H and everything above it onto column 7.  d = deal the reserve, u = undo, "
-    "h = hint, q = quit."
+    "h = hint, ? = this help, q = quit."
 )
 WTS_HELP = (
-    "Type a cell: a column letter a-i and a row 1-9, e.g. 'e5' (a1 is the top-left cell). q = quit."
+    "Type a cell: a column letter a-i and a row 1-9, e.g. 'e5' (a1 is the top-left cell). "
+    "? = this help, q = quit."
 )
+# the solver's notation ("4H 7") and the arrows people also write ("4H→7", "4H -> 7")
 _MOVE = re.compile(r"^(10|[2-9tjqka])\s*([shdc♠♥♦♣])\s*(?:->|→|>|,|to|on)?\s*(\d+)$", re.I)
+_DEAL = ("d", "deal", "deal reserve")
+RULES_OPTION = click.option(
+    "--rules",
+    type=click.Choice(["classic", "relaxed"]),
+    default="classic",
+    show_default=True,
+    help="Classic: build on the same suit; Relaxed: on any suit.",
+)
 
 
 def _finite(param: click.Parameter, value: float | None) -> float | None:
@@ -328,10 +339,14 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
     """Play What the Shell against an agent, or two people at one keyboard."""
     from shell_envs import what_the_shell_v0
     from shell_envs.agents import WhatTheShellView, choose_action, make_agent, parse_spec
-    from shell_envs.what_the_shell import rules
-    from shell_envs.what_the_shell.position import cell_index, cell_name
+    from shell_envs.core.jit import compile_notice
+    from shell_envs.what_the_shell import encoders, search
     from shell_envs.what_the_shell.render import render_ansi
 
+    kind = opponent if opponent == "human" else parse_spec(opponent).target
+    searches = {"greedy": [search.score_cells], "mcts": [search.init_root, search.run_search]}
+    what = f"the rules and the {kind} agent" if kind in searches else "the rules"
+    compile_notice(encoders.step_planes, *searches.get(kind, []), what=what)
     env = what_the_shell_v0.parallel_env()
     observations, _ = env.reset(seed=seed)
     humans = ["black", "white"] if opponent == "human" else [seat]
@@ -349,26 +364,11 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
         _redraw(render_ansi(env.board, env.eggs, env.meta) + last)
         actions: dict[str, int] = {}
         for who in humans:
-            symbol = "X" if who == "black" else "O"
-            while True:
-                text = _read(f"{who} ({symbol}), your cell: ")
-                if text is None or text.lower() in ("q", "quit", "exit"):
-                    click.echo("Game abandoned.")
-                    return
-                if text in ("?", "h", "help"):
-                    click.echo(WTS_HELP)
-                    continue
-                try:
-                    cell = cell_index(text)
-                except ValueError as exc:
-                    click.echo(f"  {exc}")
-                    continue
-                reason = env.explain(cell)
-                if reason is not None:
-                    click.echo(f"  Illegal: {reason}; choose an empty cell.")
-                    continue
-                actions[who] = cell
-                break
+            cell = _read_cell(env, who)
+            if cell is None:
+                click.echo("Game abandoned.")
+                return
+            actions[who] = cell
         for who in ("black", "white"):
             if who not in actions and agent is not None:
                 actions[who] = choose_action(
@@ -377,26 +377,80 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
                     observations[who]["action_mask"],
                     WhatTheShellView.from_env(env, who),
                 )
+        before = env.board.copy()
         observations, _, _, _, infos = env.step(actions)
-        info = infos["black"]
-        last = (
-            f"Round {info['round']}: {names['black']} played {cell_name(actions['black'])}, "
-            f"{names['white']} played {cell_name(actions['white'])}."
-        )
-        if info["collision"]:
-            last += "  Same cell: an egg is laid there."
-        if info["captures"] or info["opponent_captures"]:
-            last += (
-                f"  Captures: black {info['captures']}, white {info['opponent_captures']}; "
-                f"hatched: black {info['hatched']}, white {info['opponent_hatched']}."
-            )
+        last = _round_text(before, env.board, actions, infos["black"], names)
+    _redraw(render_ansi(env.board, env.eggs, env.meta) + last + "\n" + _wts_result(env))
+
+
+def _read_cell(env, who: str) -> int | None:
+    """Ask ``who`` for a cell until one is legal; None when the player quits or input ends."""
+    from shell_envs.what_the_shell.position import cell_index
+
+    symbol = "X" if who == "black" else "O"
+    while True:
+        text = _read(f"{who} ({symbol}), your cell: ")
+        if text is None or text.lower() in ("q", "quit", "exit"):
+            return None
+        if not text:  # an empty line (Enter by itself): just ask again
+            continue
+        if text in ("?", "h", "help"):
+            click.echo(WTS_HELP)
+            continue
+        try:
+            cell = cell_index(text)
+        except ValueError as exc:
+            click.echo(f"  {exc}")
+            continue
+        reason = env.explain(cell)
+        if reason is None:
+            return cell
+        click.echo(f"  Illegal: {reason}; choose an empty cell.")
+
+
+def _round_text(before, after, actions: dict[str, int], info, names: dict[str, str]) -> str:
+    """One round in words: the two cells, then every piece captured, vanished or hatched."""
+    from shell_envs.what_the_shell.position import cell_name, round_changes
+
+    text = (
+        f"Round {info['round']}: {names['black']} played {cell_name(actions['black'])}, "
+        f"{names['white']} played {cell_name(actions['white'])}."
+    )
+    if info["collision"]:
+        return text + "  Same cell: an egg is laid there."
+    changed = round_changes(before, after, actions["black"], actions["white"])
+    parts = []
+    for colour in ("black", "white"):
+        ours = "captures" if colour == "black" else "opponent_captures"
+        if info[ours]:
+            pieces = "enclosure" if info[ours] == 1 else "enclosures"
+            parts.append(f"{colour} captured {info[ours]} {pieces} of two")
+    for key, words in (
+        ("white_captured", "white turtles removed"),
+        ("black_captured", "black turtles removed"),
+        ("eggs_removed", "eggs removed (captured or vanished)"),
+        ("hatched_black", "eggs hatched black"),
+        ("hatched_white", "eggs hatched white"),
+    ):
+        if changed[key]:
+            parts.append(f"{words}: {' '.join(changed[key])}")
+    said = "; ".join(parts)
+    return text + (f"  {said[:1].upper()}{said[1:]}." if parts else "")
+
+
+def _wts_result(env) -> str:
+    """How the game ended, with the cells of the winning line(s)."""
+    from shell_envs.what_the_shell import rules
+    from shell_envs.what_the_shell.position import cell_name, winning_cells
+
     outcome = int(env.meta[rules.OUTCOME])
-    result = {
-        rules.BLACK_WINS: "Black wins!",
-        rules.WHITE_WINS: "White wins!",
-        rules.DRAW: "Draw: the board is full.",
-    }.get(outcome, f"Stopped after {int(env.meta[rules.ROUNDS])} rounds: a draw.")
-    _redraw(render_ansi(env.board, env.eggs, env.meta) + last + "\n" + result)
+    if outcome in (rules.BLACK_WINS, rules.WHITE_WINS):
+        player = rules.BLACK if outcome == rules.BLACK_WINS else rules.WHITE
+        cells = " ".join(cell_name(c) for c in winning_cells(env.board, player))
+        return f"{'Black' if player == rules.BLACK else 'White'} wins!  Winning line: {cells}."
+    if outcome == rules.DRAW:
+        return "Draw: the board is full."
+    return f"Stopped after {int(env.meta[rules.ROUNDS])} rounds: a draw."
 
 
 def _parse_move(text: str) -> tuple[int | None, str | None]:
@@ -405,7 +459,7 @@ def _parse_move(text: str) -> tuple[int | None, str | None]:
 
     match = _MOVE.match(text.strip())
     if match is None:
-        return None, f"Could not read {text!r}.  {SCORPION_HELP}"
+        return None, f"Could not read {text!r}: type a card and a column, like '4H 7' (? = help)."
     card = parse_card(match.group(1) + match.group(2))
     digits = match.group(3)
     column = int(digits) if len(digits) <= 3 else None  # never int() a 5,000-digit number
@@ -426,28 +480,11 @@ def _describe(action: int) -> str:
     return f"{card_code(card)} onto column {dest + 1}"
 
 
-def _typed(action: int) -> str:
-    """What to type for a Scorpion action: ``"4H 7"`` or ``"d"``."""
-    from shell_envs.scorpion import rules
-    from shell_envs.scorpion.cards import card_code
-
-    if action == rules.RESERVE_ACTION:
-        return "d"
-    card, dest = divmod(action, 7)
-    return f"{card_code(card)} {dest + 1}"
-
-
 @play.command("scorpion")
 @click.option(
     "--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="Deal number."
 )
-@click.option(
-    "--rules",
-    type=click.Choice(["classic", "relaxed"]),
-    default="classic",
-    show_default=True,
-    help="Classic: build on the same suit; Relaxed: on any suit.",
-)
+@RULES_OPTION
 @click.option(
     "--lang",
     type=click.Choice(["en", "hu"]),
@@ -462,9 +499,13 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
     import shell_envs  # noqa: F401  (registers the environments)
     from shell_envs.agents import make_agent
     from shell_envs.agents.scorpion import ScorpionView
+    from shell_envs.core.jit import compile_notice
+    from shell_envs.scorpion import encoders, search
     from shell_envs.scorpion import rules as engine
+    from shell_envs.scorpion.messages import action_text
     from shell_envs.scorpion.render import render_ansi
 
+    compile_notice(encoders.step_tableau, what="the rules")
     env = gym.make(
         "shell_envs/Scorpion-v0", rules=rules, lang=lang, allow_undo=True, max_moves=None
     )
@@ -474,13 +515,12 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
     last = SCORPION_HELP
     while True:
         state = game.get_state()
-        header = f"Deal #{seed} ({rules.capitalize()})   score {state.score}\n"
         status = ""
         if state.won:
             status = f"\nYou won!  Final score {state.score} in {state.moves} moves."
         elif not info["action_mask"][: engine.N_ACTIONS].any():
             status = "\nNo legal move is left: the game is lost (u = undo, q = quit)."
-        _redraw(header + render_ansi(state) + last + status)
+        _redraw(f"Deal #{seed} · " + render_ansi(state) + last + status)
         if state.won:
             return
         text = _read("Your move: ")
@@ -488,6 +528,8 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             click.echo(f"Game over.  Score {state.score}.")
             return
         command = text.lower()
+        if not command:  # an empty line: the same position and prompt again
+            continue
         if command in ("?", "help"):
             last = SCORPION_HELP
             continue
@@ -496,11 +538,12 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             if not mask.any():
                 last = "Hint: no legal move is left; undo (u) or quit (q)."
                 continue
+            compile_notice(search.successors, search.rollout_values, what="the hint search")
             hinter.reset(seed + state.moves)
             hint = hinter.act_with_state(ScorpionView.from_state(state), mask)
-            last = f"Hint: {_describe(hint)} (type {_typed(hint)!r})."
+            last = f"Hint: {_describe(hint)} (type {action_text(hint)!r})."
             continue
-        if command == "d":
+        if command in _DEAL:
             action: int | None = engine.RESERVE_ACTION
         elif command == "u":
             action = engine.UNDO_ACTION
@@ -518,7 +561,7 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             if points >= 0:
                 game.set_state(taken)
                 info = {"action_mask": game.action_masks()}
-                last = f"Undone ({-int(points):+d} points)." if points else "Undone."
+                last = _undone(int(points))
                 continue
         reason = game.explain(action)
         if reason is not None:
@@ -526,9 +569,14 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             continue
         _, points, _, _, info = env.step(action)
         if action == engine.UNDO_ACTION:
-            last = f"Undone ({-int(points):+d} points)." if points else "Undone."
+            last = _undone(-int(points))  # an undo's reward is minus the points taken back
         else:
             last = f"Played: {_describe(action)}, {int(points):+d} points."
+
+
+def _undone(points: int) -> str:
+    """The message after an undo that took back ``points`` (the score drops by as many)."""
+    return f"Undone ({-points:+d} points)." if points else "Undone."
 
 
 @main.command()
@@ -540,17 +588,39 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
     show_default=True,
     help="Seconds per repeat of each workload (at most an hour).",
 )
-@click.option("--repeats", type=click.IntRange(1, 1000), default=5, show_default=True)
+@click.option(
+    "--repeats",
+    type=click.IntRange(1, 1000),
+    default=5,
+    show_default=True,
+    help="Interleaved repeats of every workload; the table shows their medians.",
+)
 @click.option(
     "--game",
     type=click.Choice(["all", "what-the-shell", "scorpion"]),
     default="all",
     show_default=True,
+    help="Which game's workloads to run.",
 )
 def speed(seconds: float, repeats: int, game: str) -> None:
     """Run the speed benchmarks: environments and engines beside their peers (medians)."""
     from shell_envs.bench import scorpion_speed
     from shell_envs.bench.speed import RATIOS, format_table, run_speed
+    from shell_envs.core.jit import compile_notice
+    from shell_envs.scorpion import encoders as scorpion_encoders
+    from shell_envs.scorpion import rules as scorpion_rules
+    from shell_envs.scorpion import vector as scorpion_vector
+    from shell_envs.what_the_shell import encoders, rules, vector
+
+    compile_notice(
+        encoders.step_planes,
+        rules.random_games,
+        vector.batch_step,
+        scorpion_encoders.step_tableau,
+        scorpion_rules.random_playout,
+        scorpion_vector.batch_step,
+        what="the rules",
+    )
 
     if game in ("all", "what-the-shell"):
         click.echo("## What the Shell\n")
@@ -578,9 +648,21 @@ def speed(seconds: float, repeats: int, game: str) -> None:
     default=None,
     help="A JSON file holding a position, as the env's position() returns it.",
 )
-@click.option("--rules", type=click.Choice(["classic", "relaxed"]), default="classic")
-@click.option("--max-nodes", type=click.IntRange(1, 10**12), default=None, help="Search budget.")
-@click.option("--max-seconds", type=click.FloatRange(0, min_open=True), default=None)
+@RULES_OPTION
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(1, 10**12),
+    default=SOLVER_MAX_NODES,
+    show_default=True,
+    help="Search budget: positions the solver may expand before it answers unknown.",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(0, min_open=True),
+    callback=lambda ctx, param, value: _finite(param, value),
+    default=None,
+    help="Time budget in seconds (default: none; the node budget alone decides).",
+)
 @click.option(
     "--check",
     is_flag=True,
@@ -598,25 +680,30 @@ def solve(
     deal_file: str | None,
     position_file: str | None,
     rules: str,
-    max_nodes: int | None,
+    max_nodes: int,
     max_seconds: float | None,
     check: bool,
     check_nodes: int,
 ) -> None:
-    """Solve a Scorpion deal or position exactly, seeing every card (the full-information game)."""
+    """Solve a Scorpion deal or position exactly, seeing every card (the full-information game).
+
+    Give exactly one of --seed, --deal or --position.  Prints won (with the moves, in the
+    form `shell-envs play scorpion` takes), lost (a proof) or unknown (budget spent).
+    """
     if importlib.util.find_spec("shell_envs.scorpion.solver") is None:
         raise click.ClickException(
             "the Scorpion solver (shell_envs.scorpion.solver) is not part of this installation"
         )
+    from shell_envs.core.jit import compile_notice
     from shell_envs.scorpion import solver
 
-    budget = solver.DEFAULT_MAX_NODES if max_nodes is None else max_nodes
+    compile_notice(solver.search_run, solver.probe, what="the solver")
     try:
         text = solver.solve_command(
             seed,
             deal_file,
             rules,
-            budget,
+            max_nodes,
             max_seconds,
             position_file=position_file,
             check_nodes=check_nodes if check else None,

@@ -20,16 +20,25 @@ import contextlib
 import glob
 import hashlib
 import os
+import sys
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numba
 from numba import njit, prange
 from numba.core import caching
 
-__all__ = ["jit", "jit_inline", "jit_parallel", "prange", "cache_dir"]
+__all__ = [
+    "cache_dir",
+    "compile_notice",
+    "is_cached",
+    "jit",
+    "jit_inline",
+    "jit_parallel",
+    "prange",
+]
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -157,3 +166,45 @@ def jit_inline(fn):
 def jit_parallel(fn):
     """Compile a batch loop whose ``prange`` iterations run on all cores."""
     return njit(cache=True, nogil=True, parallel=True)(fn)
+
+
+def is_cached(*functions: Any) -> bool:
+    """Whether every one of ``functions`` (compiled rule functions) has machine code cached.
+
+    True when the disk cache holds a usable entry for each (written by this numba for this
+    source), or when compilation is switched off (``NUMBA_DISABLE_JIT=1``), since then nothing
+    compiles.  A function is compiled together with the functions it calls, so passing the
+    outermost function of a task is enough.  Any doubt (an unreadable index) counts as not
+    cached: the worst case is one notice too many.
+    """
+    for fn in functions:
+        cache = getattr(fn, "_cache", None)
+        if cache is None:  # a plain Python function: NUMBA_DISABLE_JIT, or not compiled at all
+            continue
+        try:
+            if not cache._cache_file._load_index():
+                return False
+        except Exception:  # numba's private layout changed, or the index is damaged
+            return False
+    return True
+
+
+def compile_notice(
+    *functions: Any, what: str = "the game rules", file: TextIO | None = None
+) -> bool:
+    """Say in one line that ``what`` compiles now, once, and where the cache lives.
+
+    Compilation of the rules takes from seconds to a minute the first time on a machine
+    and nothing afterwards, so a first command that would otherwise sit silent tells the
+    user why and how long.  Prints to ``file`` (standard error by default) only when some
+    of ``functions`` are not cached yet (:func:`is_cached`); returns whether it printed.
+    """
+    if is_cached(*functions):
+        return False
+    print(
+        f"Compiling {what} to native code, once (up to a minute); later runs load it from "
+        f"the cache in {numba.config.CACHE_DIR}",
+        file=sys.stderr if file is None else file,
+        flush=True,
+    )
+    return True

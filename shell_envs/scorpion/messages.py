@@ -10,7 +10,7 @@ import numpy as np
 
 from shell_envs.core.validation import shown
 from shell_envs.scorpion import rules
-from shell_envs.scorpion.cards import card_name
+from shell_envs.scorpion.cards import card_code, card_name
 
 LANGS = ("en", "hu")
 
@@ -38,12 +38,12 @@ MESSAGES: dict[str, dict[int, str]] = {
         rules.E_NO_MOVES: "A játszma véget ért: nincs több szabályos lépés",
         rules.E_CARD_HIDDEN: "{card} nem látható lap: le van fordítva vagy a tartalékban van",
         rules.E_CARD_REMOVED: "{card} már kikerült a játékból egy teljes sorral",
-        rules.E_SAME_COLUMN: "{card} már a {column}. oszlopban van",
+        rules.E_SAME_COLUMN: "{card} már {the_column}. oszlopban van",
         rules.E_ON_ACE: "Ászra semmi sem helyezhető",
         rules.E_EMPTY_NEEDS_KING: "Üres oszlopra csak király kerülhet",
         rules.E_WRONG_RANK: (
             "{card} nem pontosan eggyel kisebb értékű, "
-            "mint a {column}. oszlop legfelső lapja ({top})"
+            "mint {the_column}. oszlop legfelső lapja ({top})"
         ),
         rules.E_SAME_SUIT: "Szabály: a lapoknak azonos színűnek kell lenniük",
         rules.E_RESERVE_DEALT: "A tartalék csak egyszer osztható ki, és már kiosztottuk",
@@ -72,5 +72,33 @@ def message(
         card=card_name(card, lang) if card is not None else "",
         top=card_name(top, lang) if top is not None else "",
         column=column,
+        the_column=f"{hungarian_article(column)} {column}" if column is not None else "",
     )
     return text[:1].upper() + text[1:]
+
+
+def hungarian_article(number: int) -> str:
+    """The Hungarian definite article before ``number`` written in digits: ``"az"`` or ``"a"``.
+
+    Hungarian takes ``az`` before a vowel sound, and the article goes by how the number is
+    read: 1 (egy), 5 (öt), 50 (ötven), 1000 (ezer) … start with a vowel, 10 (tíz) does not.
+    """
+    digits = str(abs(int(number)))
+    if digits[0] == "5":
+        return "az"
+    if digits[0] == "1":  # egy, egyezer, egymillió …; but tíz, tizen-, száz, százezer …
+        return "az" if len(digits) in (1, 4, 7, 10) else "a"
+    return "a"
+
+
+def action_text(action: int) -> str:
+    """A Scorpion action as ``shell-envs play scorpion`` takes it: ``"4H 7"`` or ``"d"``.
+
+    ``"4H 7"`` moves 4H (and every card above it) onto column 7; ``"d"`` deals the reserve.
+    The solver, the hints and the examples all print moves this way, so any printed move
+    can be typed back as it is.
+    """
+    if action == rules.RESERVE_ACTION:
+        return "d"
+    card, dest = divmod(int(action), 7)
+    return f"{card_code(card)} {dest + 1}"

@@ -92,6 +92,7 @@ import numpy as np
 from shell_envs.core.jit import jit
 from shell_envs.scorpion import reference, rules
 from shell_envs.scorpion.cards import card_code
+from shell_envs.scorpion.messages import action_text
 from shell_envs.scorpion.state import ScorpionState, check_deal, check_layout
 
 RULES = ("classic", "relaxed")
@@ -870,14 +871,6 @@ class SolveResult:
         return self.verdict == WON
 
 
-def action_text(action: int) -> str:
-    """A move as people read it: ``"4H→7"`` (card onto column 7) or ``"deal reserve"``."""
-    if action == rules.RESERVE_ACTION:
-        return "deal reserve"
-    card, dest = divmod(int(action), 7)
-    return f"{card_code(card)}→{dest + 1}"
-
-
 def _initial_state(deal_or_seed: object, relaxed: bool) -> ScorpionState:
     """The state a solve starts from: a deal number, 52 card codes, a ``position()``-style dict
     or a ScorpionState."""
@@ -1199,7 +1192,10 @@ def solve_command(
         f"nodes: {result.nodes:,}  time: {result.seconds:.2f} s  ({rate:,.0f} nodes/s)",
     ]
     if result.verdict == WON:
-        lines.append(f"solution ({len(result.moves)} moves):")
+        lines.append(
+            f"solution ({len(result.moves)} moves, typed as in `shell-envs play scorpion`: "
+            "'4H 7' = 4H onto column 7, d = deal the reserve):"
+        )
         lines += [f"{i:4d}. {text}" for i, text in enumerate(result.readable, 1)]
     elif result.reason:
         lines.append(f"lost before any search: {result.reason}")

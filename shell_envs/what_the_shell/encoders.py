@@ -74,8 +74,10 @@ def encode_planes_pair(board, eggs, meta):
     """Planes for black and for white in one native call (white's swaps channels 0 and 1)."""
     black = encode_planes(board, eggs, meta, rules.BLACK)
     white = black.copy()
-    white[0] = black[1]
-    white[1] = black[0]
+    for row in range(rules.SIZE):  # element loops: an array copy would compile numba's
+        for col in range(rules.SIZE):  # shape-mismatch error text, seconds of first start
+            white[0, row, col] = black[1, row, col]
+            white[1, row, col] = black[0, row, col]
     return black, white
 
 
@@ -84,8 +86,9 @@ def encode_flat_pair(board, eggs, meta):
     """Flat observations for black and for white in one native call."""
     black = encode_flat(board, eggs, meta, rules.BLACK)
     white = black.copy()
-    white[: rules.CELLS] = black[rules.CELLS : 2 * rules.CELLS]
-    white[rules.CELLS : 2 * rules.CELLS] = black[: rules.CELLS]
+    for cell in range(rules.CELLS):  # element loops, as in encode_planes_pair
+        white[cell] = black[rules.CELLS + cell]
+        white[rules.CELLS + cell] = black[cell]
     return black, white
 
 

@@ -49,7 +49,9 @@ ILLEGAL_REASONS = (
 
 
 class WhatTheShellEnv(ParallelEnv):
-    """Two players choose an empty cell each round, simultaneously; see the README for rules.
+    """Two players choose an empty cell each round, simultaneously.
+
+    The rules: ``docs/environments/what-the-shell.md``.
 
     Args:
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
@@ -388,7 +390,8 @@ def _is_integer(action: Any) -> bool:
     return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
 
 
-# every info's keys, in order; values are int, or bool for the flags (see the README's schema)
+# every info's keys, in order; values are int, or bool for the flags (the Infos of
+# docs/environments/what-the-shell.md)
 INFO_KEYS = (
     "round",
     "collision",

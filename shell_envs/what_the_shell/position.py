@@ -25,6 +25,53 @@ def cell_name(index: int) -> str:
     return f"{COLUMNS[col]}{row + 1}"
 
 
+def winning_cells(board: np.ndarray, player: int) -> list[int]:
+    """The cells of ``player``'s turtles that lie on a line of five or more of its colour."""
+    return [
+        cell
+        for cell in range(rules.CELLS)
+        if board[cell] == player and rules.on_line_of_five(board, cell)
+    ]
+
+
+def round_changes(
+    before: np.ndarray, after: np.ndarray, black_cell: int, white_cell: int
+) -> dict[str, list[str]]:
+    """What a round with choices ``black_cell`` / ``white_cell`` removed and hatched, by cell.
+
+    Compares the board before the round with the board after it: ``"black_captured"`` /
+    ``"white_captured"`` are that colour's turtles removed (a turtle placed this round and
+    captured the moment it landed included), ``"eggs_removed"`` the eggs that were captured
+    or vanished, ``"hatched_black"`` / ``"hatched_white"`` the eggs that became turtles of that
+    colour.  Cell names in index order.
+    """
+    changes: dict[str, list[str]] = {
+        key: []
+        for key in (
+            "black_captured",
+            "white_captured",
+            "eggs_removed",
+            "hatched_black",
+            "hatched_white",
+        )
+    }
+    keys = {
+        (rules.BLACK, rules.EMPTY): "black_captured",
+        (rules.WHITE, rules.EMPTY): "white_captured",
+        (rules.EGG, rules.EMPTY): "eggs_removed",
+        (rules.EGG, rules.BLACK): "hatched_black",
+        (rules.EGG, rules.WHITE): "hatched_white",
+    }
+    was = before.copy()
+    if black_cell != white_cell:  # a collision lays an egg instead: no turtle landed
+        was[black_cell], was[white_cell] = rules.BLACK, rules.WHITE
+    for cell in range(rules.CELLS):
+        key = keys.get((int(was[cell]), int(after[cell])))
+        if key is not None:
+            changes[key].append(cell_name(cell))
+    return changes
+
+
 def cell_index(name: str) -> int:
     """``"a1"`` → ``0``, ``"e5"`` → ``40``; a clear ``ValueError`` for anything else."""
     if not isinstance(name, str):

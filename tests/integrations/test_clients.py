@@ -1,8 +1,9 @@
-"""The README's lines for each training library, run word for word against the real libraries.
+"""The tutorials' lines for each training library, run word for word against the real libraries.
 
-Each ``<!-- runs: NAME -->`` code block of the README's "Other libraries, unchanged" section is
-executed here and its results checked; every code cell of that section's table must appear in
-those blocks, so the table shows only lines that run.  Needs the extras ``test`` and ``clients``.
+Each ``<!-- runs: NAME -->`` code block of the training tutorials (``docs/tutorials/``) is
+executed here and its results checked; every code cell of the table on the training overview
+page must appear in those blocks, so the table shows only lines that run.  Needs the extras
+``test`` and ``clients``.
 """
 
 from __future__ import annotations
@@ -17,21 +18,28 @@ from typing import Any
 import numpy as np
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = README.read_text(encoding="utf-8").split("### Other libraries, unchanged")[1]
-SECTION = SECTION.split("\n### ")[0]
-BLOCKS = dict(re.findall(r"<!-- runs: ([\w-]+) -->\n```python\n(.*?)```", SECTION, re.S))
+LIBRARIES = ("sb3", "torchrl", "tianshou")  # the tutorials whose blocks this file runs
+
+TUTORIALS = Path(__file__).resolve().parents[2] / "docs" / "tutorials"
+OVERVIEW = (TUTORIALS / "index.md").read_text(encoding="utf-8")
+PAGES = {lib: (TUTORIALS / f"{lib}.md").read_text(encoding="utf-8") for lib in LIBRARIES}
+BLOCKS = {
+    name: code
+    for page in PAGES.values()
+    for name, code in re.findall(r"<!-- runs: ([\w-]+) -->\n```python\n(.*?)```", page, re.S)
+}
 
 
 def run_block(name: str) -> dict[str, Any]:
-    """Execute README block ``name`` in a fresh namespace and return that namespace."""
-    namespace: dict[str, Any] = {"__name__": f"readme_{name.replace('-', '_')}"}
-    exec(compile(BLOCKS[name], f"README.md:{name}", "exec"), namespace)
+    """Execute tutorial block ``name`` in a fresh namespace and return that namespace."""
+    namespace: dict[str, Any] = {"__name__": f"docs_{name.replace('-', '_')}"}
+    exec(compile(BLOCKS[name], f"docs/tutorials:{name}", "exec"), namespace)
     return namespace
 
 
 def test_every_table_cell_is_a_line_that_runs():
-    rows = [line for line in SECTION.splitlines() if line.startswith("| ") and "---" not in line]
+    table = "| library |" + OVERVIEW.split("| library |")[1].split("\n\n")[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "---" not in line]
     cells = [
         code for row in rows[1:] if "RLlib" not in row for code in re.findall(r"`([^`]+)`", row)
     ]
@@ -41,9 +49,7 @@ def test_every_table_cell_is_a_line_that_runs():
         if code != "action_masks()" and code != "obs.mask":
             assert re.sub(r"\s+", "", code) in runs, f"table cell {code!r} is in no block that runs"
     assert set(BLOCKS) == {
-        f"{lib}-{game}"
-        for lib in ("sb3", "torchrl", "tianshou")
-        for game in ("what-the-shell", "scorpion")
+        f"{lib}-{game}" for lib in LIBRARIES for game in ("what-the-shell", "scorpion")
     }
 
 

@@ -1,4 +1,4 @@
-"""The README's cluster path on one machine: a Ray head and a worker node, the RLlib example.
+"""The cluster path of docs/tutorials/rllib.md on one machine: a Ray head, a worker, the example.
 
 ``ray start --head`` and ``ray start --address`` (loopback only, free ports, a private temp
 dir) make a two-node cluster; ``ray job submit`` sends ``examples/rllib_what_the_shell.py

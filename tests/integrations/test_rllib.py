@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import gymnasium as gym
@@ -140,6 +141,11 @@ def test_the_example_trains_checkpoints_and_evaluates(local_ray, tmp_path):
     results = example.main(["--smoke", "--out", str(tmp_path)])
     assert results["env_steps"] >= 512 and len(results["history"]) == 2
     assert Path(results["checkpoint"]).is_dir()
+    assert (tmp_path / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    line = example.describe(results["history"][-1])
+    assert re.fullmatch(r"iter +2: [\d,]+ env steps, [\d,]+ games, mean length "
+                        r"(\d+\.\d|-) rounds, mean return (shared [+-]\d+\.\d\d|-) \(\d+ s\)",
+                        line), line  # fmt: skip
     from shell_envs.bench import evaluate
 
     report = evaluate(f"rllib:{results['checkpoint']}", game="what_the_shell", games_per_anchor=1)

@@ -1,0 +1,146 @@
+"""How long a new user waits the first time: each case in a fresh process, with an empty cache.
+
+Every repeat of every case runs in a new Python process whose compile cache
+(``NUMBA_CACHE_DIR``) is a new empty folder, so it pays what a first run on a new machine
+pays: interpreter start, imports and all the compilation the case needs.  The wall time is
+taken from outside the process.  The goals (issue #14, on the project's 2-core machine):
+
+- the first ``gym.make`` + ``reset`` + ``step`` of any one environment within 8 s;
+- the first ``shell-envs bench --quick`` within 90 s.
+
+Usage::
+
+    python benchmarks/first_run.py                      # every case, 3 repeats each
+    python benchmarks/first_run.py --cases scorpion what-the-shell-parallel --repeats 5
+    python benchmarks/first_run.py --out benchmarks/results/first_run
+
+Measure on a quiet machine: compilation is single-threaded CPU work, so other jobs on the
+cores lengthen every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+STEP = """
+import gymnasium as gym
+import numpy as np
+import shell_envs
+env = gym.make({env_id!r})
+env.reset(seed=0)
+env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+"""
+PARALLEL = """
+from shell_envs import what_the_shell_v0
+env = what_the_shell_v0.parallel_env()
+obs, _ = env.reset(seed=0)
+env.step({a: int(obs[a]["action_mask"].argmax()) for a in env.agents})
+"""
+
+# name -> (command given the scratch folder, goal in seconds)
+CASES = {
+    "scorpion": (
+        lambda tmp: [sys.executable, "-c", STEP.format(env_id="shell_envs/Scorpion-v0")],
+        8,
+    ),
+    "what-the-shell-single": (
+        lambda tmp: [sys.executable, "-c", STEP.format(env_id="shell_envs/WhatTheShell-v0")],
+        8,
+    ),
+    "what-the-shell-parallel": (lambda tmp: [sys.executable, "-c", PARALLEL], 8),
+    "bench-quick": (
+        lambda tmp: [
+            sys.executable,
+            "-m",
+            "shell_envs.cli",
+            "bench",
+            "--quick",
+            "--no-progress",
+            "--out",
+            str(Path(tmp) / "results"),
+        ],
+        90,
+    ),
+}
+
+
+def run_once(name: str) -> float:
+    """Seconds one fresh process takes for case ``name``, with an empty compile cache."""
+    command, _ = CASES[name]
+    with tempfile.TemporaryDirectory(prefix="shell-envs-first-run-") as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "cache"))
+        start = time.perf_counter()
+        done = subprocess.run(command(tmp), env=env, cwd=tmp, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{name} failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def measure(names: list[str], repeats: int) -> dict[str, dict[str, object]]:
+    """Median, fastest and slowest of ``repeats`` runs per case, repeats interleaved."""
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for _ in range(repeats):
+        for name in names:
+            times[name].append(run_once(name))
+            print(f"  {name}: {times[name][-1]:.1f} s", file=sys.stderr, flush=True)
+    return {
+        name: {
+            "median_s": statistics.median(runs),
+            "min_s": min(runs),
+            "max_s": max(runs),
+            "runs_s": runs,
+            "goal_s": CASES[name][1],
+            "met": statistics.median(runs) <= CASES[name][1],
+        }
+        for name, runs in times.items()
+    }
+
+
+def markdown(results: dict[str, dict[str, object]], when: str) -> str:
+    """The results as a Markdown table."""
+    rows = [
+        f"First run with an empty compile cache ({when}, {os.cpu_count()} CPUs)",
+        "",
+        "| case | median (s) | fastest – slowest (s) | goal (s) | verdict |",
+        "|---|---:|---|---:|---|",
+    ]
+    for name, r in results.items():
+        rows.append(
+            f"| {name} | {r['median_s']:.1f} | {r['min_s']:.1f} – {r['max_s']:.1f} | "
+            f"{r['goal_s']} | {'met' if r['met'] else 'NOT met'} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def main(argv: list[str] | None = None) -> dict[str, dict[str, object]]:
+    """Measure the chosen cases, print the table, and write it under ``--out`` if given."""
+    parser = argparse.ArgumentParser(
+        description=textwrap.dedent(__doc__ or ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
+    parser.add_argument("--repeats", type=int, default=3, help="runs per case (default 3)")
+    parser.add_argument("--out", type=Path, default=None, help="write OUT.json and OUT.md")
+    args = parser.parse_args(argv)
+    results = measure(args.cases, args.repeats)
+    table = markdown(results, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+    print(table)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.with_suffix(".json").write_text(json.dumps(results, indent=2) + "\n")
+        args.out.with_suffix(".md").write_text(table)
+    return results
+
+
+if __name__ == "__main__":
+    main()

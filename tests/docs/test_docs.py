@@ -1,0 +1,131 @@
+"""The documentation: the site builds in strict mode, and every code block in it runs.
+
+The convention (``docs/code-blocks.md``): a ``python`` or ``bash`` block runs here, on its
+own, in a scratch folder; one right after ``<!-- runs: NAME -->`` runs word for word in a
+test of its own that also checks its results; one right after ``<!-- not run: REASON -->``
+is not run, for that reason; ``text`` blocks are output.  Needs the ``test`` extra (mkdocs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(
+    r"(?:^<!-- (?P<marker>runs|not run): *(?P<note>.*?) *-->\n)?"
+    r"^```(?P<lang>\S*)\n(?P<code>.*?)^```$",
+    re.S | re.M,
+)
+LANGUAGES = {"python", "bash", "text"}
+MAX_NOT_RUN = 8  # setup commands and runs of minutes; keep them few
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of a page."""
+
+    page: Path
+    line: int
+    lang: str
+    marker: str | None
+    note: str
+    code: str
+
+    @property
+    def id(self) -> str:
+        """``docs/cli.md:38``: where the block starts."""
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def blocks() -> list[Block]:
+    """Every fenced block of the README and of the docs pages, in page order."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for m in FENCE.finditer(text):
+            line = text.count("\n", 0, m.start("lang")) + 1
+            found.append(Block(page, line, m["lang"], m["marker"], m["note"] or "", m["code"]))
+    return found
+
+
+def run_ok(command: list[str], cwd: Path, **env: str) -> str:
+    """Run ``command`` in ``cwd`` with ``env`` added; it must succeed.  Returns its output."""
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout + done.stderr
+
+
+BLOCKS = blocks()
+RUN_HERE = [b for b in BLOCKS if b.marker is None and b.lang in ("python", "bash")]
+
+
+def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")]
+    run_ok(command, ROOT, NO_MKDOCS_2_WARNING="1")
+    for page in ("benchmark", "api", "environments/what-the-shell", "environments/scorpion"):
+        assert (tmp_path / "site" / page / "index.html").is_file(), page
+    api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
+    assert "compile_notice" in api and "WhatTheShellEnv" in api  # generated from docstrings
+
+
+def test_every_block_follows_the_convention() -> None:
+    assert len(RUN_HERE) >= 20
+    for block in BLOCKS:
+        assert block.lang in LANGUAGES, f"{block.id}: a ```{block.lang} block is never run"
+        if block.marker == "not run":
+            assert block.note, f"{block.id}: say why the block is not run"
+        if block.marker is not None:
+            assert block.lang in ("python", "bash"), f"{block.id}: a marker on a text block"
+    not_run = [b.id for b in BLOCKS if b.marker == "not run"]
+    assert len(not_run) <= MAX_NOT_RUN, not_run
+
+
+def test_blocks_run_elsewhere_are_run_by_their_test() -> None:
+    from tests.integrations import test_clients
+
+    named = {b.note: b for b in BLOCKS if b.marker == "runs"}
+    assert set(named) == set(test_clients.BLOCKS)
+    for name, block in named.items():
+        assert test_clients.BLOCKS[name] == block.code, f"{block.id}: not the code that runs"
+
+
+def test_the_readme_keeps_its_promises() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "## Benchmark your agent" in readme and "(docs/benchmark.md)" in readme
+    assert "pip install -e . && shell-envs bench" in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    install, test = 'pip install torch==2.13.0 -e ".[test,clients]"', "python -m pytest -q"
+    assert f"{install} && {test}" in readme  # the README's test command is what CI runs
+    assert install.replace("pip install", "pip install -q") in ci and f"\n{test}\n" in ci
+    assert "--index-url https://download.pytorch.org/whl/cpu" in readme
+    assert len(readme.splitlines()) < 120
+
+
+@pytest.mark.parametrize("block", RUN_HERE, ids=[b.id for b in RUN_HERE])
+def test_the_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    if block.lang == "python":
+        namespace = {"__name__": "__docs__"}
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(block.code, block.id, "exec"), namespace)
+        return
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    output = run_ok(["bash", "-e", "-o", "pipefail", "-c", block.code], tmp_path, PATH=path)
+    assert "Traceback" not in output

@@ -1,0 +1,52 @@
+"""benchmarks/first_run.py: every run is a fresh process with an empty cache of its own."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "first_run.py"
+spec = importlib.util.spec_from_file_location("first_run", SCRIPT)
+first_run = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(first_run)
+
+# a case that fails unless its cache folder is new and empty and its working folder fresh
+FRESH = """
+import os, sys
+cache = os.environ["NUMBA_CACHE_DIR"]
+assert not os.path.exists(cache), cache
+assert os.listdir(".") == [] and os.getcwd() != sys.argv[1]
+"""
+
+
+def test_each_run_gets_an_empty_cache_and_the_table_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = (lambda tmp: [sys.executable, "-c", FRESH, str(Path.cwd())], 30)
+    monkeypatch.setattr(first_run, "CASES", {"fresh": case})
+    results = first_run.main(["--cases", "fresh", "--repeats", "2", "--out", str(tmp_path / "r")])
+    fresh = results["fresh"]
+    assert len(fresh["runs_s"]) == 2 and fresh["min_s"] <= fresh["median_s"] <= fresh["max_s"]
+    assert fresh["met"] is True
+    table = (tmp_path / "r.md").read_text()
+    assert "| fresh |" in table and "| met |" in table and (tmp_path / "r.json").is_file()
+
+
+def test_a_failing_case_is_an_error_not_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = (lambda tmp: [sys.executable, "-c", "raise SystemExit(3)"], 8)
+    monkeypatch.setattr(first_run, "CASES", {"broken": broken})
+    with pytest.raises(RuntimeError, match="broken failed"):
+        first_run.measure(["broken"], 1)
+
+
+def test_the_goals_are_the_issues() -> None:
+    goals = {name: goal for name, (_, goal) in first_run.CASES.items()}
+    assert goals == {
+        "scorpion": 8,
+        "what-the-shell-single": 8,
+        "what-the-shell-parallel": 8,
+        "bench-quick": 90,
+    }
