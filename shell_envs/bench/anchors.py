@@ -35,7 +35,7 @@ def round_robin(
         )
         for k, m in enumerate(matches)
     ]
-    warm_up(["what_the_shell"], agents=agents, echo=print)
+    warm_up(["what_the_shell"], agents=agents, notice=progress)
     start = time.perf_counter()
     records, _, interrupted = play_tasks(plan, workers, progress, seed)
     if interrupted:

@@ -13,10 +13,10 @@ main process, before the workers start.  :func:`run_bench` writes the results fo
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import signal
-import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -78,10 +78,16 @@ class Settings:
     max_moves: int = patience.MAX_MOVES
     stall_moves: int = patience.STALL_MOVES
     table: scale.AnchorTable = field(default_factory=scale.anchor_table)
+    unfit: frozenset[tuple[str, str]] = frozenset()  # (model label, game) it cannot play
 
     def players(self, game: str) -> list[AgentSpec]:
-        """The agents that play ``game`` (a built-in agent exists for one game only)."""
-        return [a for a in self.agents if game in self.games and a.plays(game)]
+        """The agents that play ``game`` (a built-in agent exists for one game only, a model
+        fits one game's observations)."""
+        return [
+            a
+            for a in self.agents
+            if game in self.games and a.plays(game) and (a.label, game) not in self.unfit
+        ]
 
     def to_dict(self, workers: int) -> dict[str, Any]:
         """The settings as JSON data."""
@@ -161,38 +167,73 @@ def _play(task: Task) -> tuple[dict[str, Any], Any]:
     return task.run(*task.args)
 
 
-def check_agents(settings: Settings) -> None:
-    """Build every agent once for every game it plays: a bad spec fails before any game."""
-    for game in settings.games:
-        for spec in settings.players(game):
-            spec.make(game, 0)
+def check_agents(settings: Settings) -> Settings:
+    """Build every agent once for every game it plays: a bad spec fails before any game.
+
+    A saved model that loads for some of the games only (its observations are one game's)
+    plays those; the settings returned say so.  A model that fits none, and any other agent
+    that fails to load, raises :class:`AgentSpecError`.
+    """
+    unfit: set[tuple[str, str]] = set()
+    for spec in settings.agents:
+        errors = []
+        games_for_spec = [g for g in settings.games if spec.plays(g)]
+        for game in games_for_spec:
+            try:
+                spec.make(game, 0)
+            except AgentSpecError as exc:
+                if spec.kind not in ("ppo", "rllib"):
+                    raise
+                errors.append(exc)
+                unfit.add((spec.label, game))
+        if games_for_spec and len(errors) == len(games_for_spec):
+            raise errors[0]
+    settings = dataclasses.replace(settings, unfit=frozenset(unfit))
     if not any(settings.players(g) for g in settings.games):
         raise AgentSpecError(
             "none of the agents plays " + " or ".join(settings.games).replace("_", " ")
         )
+    return settings
+
+
+def _compiled_entry_points(games_played: Sequence[str]) -> list[Any]:
+    """The outermost compiled functions a bench of ``games_played`` runs (each compiles the
+    rule functions it calls)."""
+    functions: list[Any] = []
+    if "what_the_shell" in games_played:
+        from shell_envs.what_the_shell import encoders, search
+
+        functions += [encoders.step_planes, search.score_cells, search.run_search]
+    if "scorpion" in games_played:
+        from shell_envs.scorpion import encoders as scorpion_encoders
+        from shell_envs.scorpion import search as scorpion_search
+
+        functions += [
+            scorpion_encoders.step_tableau,
+            scorpion_search.greedy_choice,
+            scorpion_search.rollout_values,
+            scorpion_search.is_dead,
+        ]
+    return functions
 
 
 def warm_up(
     games_played: Sequence[str],
     rules: Sequence[str] = (),
     agents: Sequence[AgentSpec] = (),
-    echo: Callable[[str], None] | None = None,
+    notice: bool = True,
 ) -> None:
     """Compile the game code a bench of ``games_played`` and ``agents`` needs, once, here.
 
     A few moves of each built-in agent (and of the anchors) compile what they use.  Run
     before the workers start, so that they find it compiled (forked) or cached (spawned)
-    instead of each compiling it again.  When the code is not cached yet, ``echo`` gets one
-    line saying so and where the cache lives.
+    instead of each compiling it again.  With ``notice``, when the code is not cached yet,
+    one line says so and where the cache lives (:func:`shell_envs.core.jit.compile_notice`).
     """
-    from shell_envs.core.jit import cache_dir
+    from shell_envs.core.jit import compile_notice
 
-    folder = cache_dir()
-    if echo is not None and not any(folder.glob("*.nbi")):
-        echo(
-            "Compiling the game code once (about a minute); later runs load it from the "
-            f"cache in {folder}"
-        )
+    if notice:
+        compile_notice(*_compiled_entry_points(games_played), what="the games and agents")
     builtin = [a for a in agents if a.kind == "builtin"]
     if "what_the_shell" in games_played:
         probe = parse_spec("mcts:iterations=8")
@@ -204,19 +245,14 @@ def warm_up(
                 games.play_scorpion(spec, 0, rule_set, 0, max_moves=3, stall_moves=3)
 
 
-def run(
-    settings: Settings,
-    workers: int = 1,
-    progress: bool = True,
-    echo: Callable[[str], None] | None = None,
-) -> report.BenchReport:
+def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.BenchReport:
     """Play the bench ``settings`` describe and return its report (nothing is written).
 
     Ctrl-C stops at once: :class:`BenchInterrupted` carries the report of the finished games.
     """
-    check_agents(settings)
+    settings = check_agents(settings)
     playing = [g for g in settings.games if settings.players(g)]
-    warm_up(playing, settings.rules, settings.agents, echo if progress else None)
+    warm_up(playing, settings.rules, settings.agents, notice=progress)
     start = time.perf_counter()
     plan = tasks(settings)
     records, clocks, interrupted = play_tasks(plan, workers, progress, settings.seed)
@@ -452,9 +488,8 @@ def run_bench(
         default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
     )
     report.check_writable(out)  # before any game: a bad --out fails now, not after the bench
-    echo = tqdm.write if progress else None
     try:
-        result = run(settings, workers, progress, lambda line: echo(line, file=sys.stderr))
+        result = run(settings, workers, progress)
     except BenchInterrupted as stop:
         if stop.report.records:
             stop.paths = stop.report.write(out)

@@ -266,13 +266,15 @@ def test_progress_ticks_once_per_finished_game(monkeypatch) -> None:
     assert not interrupted and len(records) == len(plan) == 6 and ticks == [1] * 6
 
 
-def test_a_cold_cache_is_announced_once(monkeypatch, tmp_path: Path) -> None:
+def test_the_bench_announces_what_it_compiles(monkeypatch) -> None:
     from shell_envs.core import jit
+    from shell_envs.scorpion import search as scorpion_search
+    from shell_envs.what_the_shell import search
 
-    lines: list[str] = []
-    monkeypatch.setattr(jit, "cache_dir", lambda: tmp_path)
-    runner.warm_up(["scorpion"], ["classic"], [], lines.append)
-    assert len(lines) == 1 and "Compiling" in lines[0] and str(tmp_path) in lines[0]
-    (tmp_path / "x.nbi").write_bytes(b"")
-    runner.warm_up(["scorpion"], ["classic"], [], lines.append)
-    assert len(lines) == 1
+    calls: list[tuple] = []
+    monkeypatch.setattr(jit, "compile_notice", lambda *fns, **kw: calls.append((fns, kw)))
+    runner.warm_up(["what_the_shell", "scorpion"], ["classic"], [], notice=True)
+    ((functions, kwargs),) = calls
+    assert search.run_search in functions and scorpion_search.rollout_values in functions
+    runner.warm_up(["scorpion"], ["classic"], [], notice=False)
+    assert len(calls) == 1
