@@ -4,7 +4,7 @@ What the Shell: every agent plays ``games`` games against each anchor of the fix
 scale (:mod:`shell_envs.bench.scale`), seats swapped, and is rated with the anchors held at
 their shipped values.  Scorpion: every agent plays the same deals of a fixed deal set
 (:data:`~shell_envs.bench.patience.DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
-task for a pool of worker processes (``ProcessPoolExecutor``), so the progress bars tick per
+task for a pool of spawned worker processes (``ProcessPoolExecutor``), so the bars tick per
 finished game; a game's seeds depend only on the bench seed and its place in the schedule,
 so the figures do not depend on the number of workers.  Compiled code is built once, in the
 main process, before the workers start.  :func:`run_bench` writes the results folder
@@ -14,6 +14,7 @@ main process, before the workers start.  :func:`run_bench` writes the results fo
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import platform
 import signal
@@ -226,8 +227,8 @@ def warm_up(
     """Compile the game code a bench of ``games_played`` and ``agents`` needs, once, here.
 
     A few moves of each built-in agent (and of the anchors) compile what they use.  Run
-    before the workers start, so that they find it compiled (forked) or cached (spawned)
-    instead of each compiling it again.  With ``notice``, when the code is not cached yet,
+    before the workers start, so that they load it from the disk cache instead of each
+    compiling it again.  With ``notice``, when the code is not cached yet,
     one line says so and where the cache lives (:func:`shell_envs.core.jit.compile_notice`).
     """
     from shell_envs.core.jit import compile_notice
@@ -319,7 +320,10 @@ def _run_pool(
     collect: Callable[[int, tuple[dict[str, Any], Any]], None],
 ) -> None:
     """Play the tasks on ``workers`` processes, collecting each as it finishes."""
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+    # spawned, not forked: a forked copy of a process that has run torch (a model agent
+    # loaded by check_agents) can hang in torch's thread pool
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
     try:
         pending = {pool.submit(_play, plan[k]): int(k) for k in order}
         while pending:
