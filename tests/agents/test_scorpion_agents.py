@@ -194,7 +194,8 @@ def test_greedy_deals_the_reserve_only_when_nothing_else_gains() -> None:
 
 
 def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
-    """Whether ``a`` moves a king lying face up at the bottom of its column to an empty one."""
+    """Whether ``a`` moves a king lying face up at the bottom of its column to an empty one,
+    its top 13 cards not a complete sequence (which the move would remove)."""
     if a >= rules.RESERVE_ACTION:
         return False
     card, dest = divmod(a, 7)
@@ -206,7 +207,14 @@ def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
         and src is not None
         and columns[src][0] == card
         and int(state.fd[src]) == 0
+        and not is_sequence(columns[src][-13:])
     )
+
+
+def is_sequence(cards: list[int]) -> bool:
+    """Whether ``cards`` (bottom to top) are one suit's king down to its ace."""
+    king = cards[0] if cards else -1
+    return len(cards) == 13 and king % 13 == 12 and cards == list(range(king, king - 13, -1))
 
 
 def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
