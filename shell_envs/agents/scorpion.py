@@ -17,8 +17,8 @@ import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
-from shell_envs.core.validation import positive_int
-from shell_envs.scorpion import rules, search
+from shell_envs.core.validation import flag, positive_int
+from shell_envs.scorpion import rules, search, solver
 from shell_envs.scorpion.state import ScorpionState, check_layout
 
 GAME = "scorpion"
@@ -26,6 +26,25 @@ HIDDEN = search.HIDDEN
 RULES = ("classic", "relaxed")
 CLASSIC_SAMPLES = 20
 RELAXED_SAMPLES = 6
+# pimc: per rule, determinizations at least, won ones wanted, determinizations at most, node
+# budget of one solve, whether every move is a candidate (tuned on the bench's dev deals)
+PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
+    "classic": {
+        "samples": 24,
+        "won_target": 24,
+        "max_samples": 96,
+        "max_nodes": 3_000,
+        "every_move": True,
+    },
+    "relaxed": {
+        "samples": 8,
+        "won_target": 8,
+        "max_samples": 8,
+        "max_nodes": 20_000,
+        "every_move": False,
+    },
+}
+UNSOLVED = "unsolved"  # pimc: a fresh determinization, not solved yet
 MAX_SEARCH = 100_000  # lookahead: samples, rollouts and depth at most (compiled int64 loops)
 TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
 TIE_NOISE = 0.01  # greedy: random noise below any real difference in gain, to break ties
@@ -455,6 +474,10 @@ class LookaheadAgent(_FairAgent):
         visited = self._remember(state)
         if legal.size == 1:
             return int(legal[0])
+        return self._rollout_choice(state, legal, visited)
+
+    def _rollout_choice(self, state: ScorpionView, legal: np.ndarray, visited: np.ndarray) -> int:
+        """The lookahead decision among ``legal`` (two or more moves); ``visited``: seen hashes."""
         tab, lens, fd, reserve, meta = state.arrays()
         roots = np.array(
             [a for a in legal if not search.is_pointless(tab, lens, fd, int(a))], np.int64
@@ -496,6 +519,207 @@ class LookaheadAgent(_FairAgent):
         return int(roots[self.rng.choice(best)])
 
 
+@dataclass(eq=False)
+class _Sample:
+    """One determinization kept between decisions: the full state, the solver's verdict on it
+    and, when won, the rest of the winning line from this state."""
+
+    state: ScorpionState
+    verdict: str
+    line: list[int]
+    children: dict[int, tuple[str, list[int]]] = field(default_factory=dict)
+
+
+class PimcAgent(LookaheadAgent):
+    """Perfect-information Monte Carlo on the exact solver: vote over solved determinizations.
+
+    At each decision the agent holds a pool of determinizations of the hidden cards
+    (:meth:`ScorpionView.determinize`: the unseen cards dealt at random into the face-down and
+    reserve places), at least ``samples`` of them, drawing more until ``won_target`` are won or
+    ``max_samples`` are drawn.  Each is solved with
+    :func:`shell_envs.scorpion.solver.solve_quick` on ``max_nodes`` nodes.  In every won
+    sample each candidate move is then solved again from the position it leads to
+    (:func:`~shell_envs.scorpion.solver.solve_children`; the first move of the sample's own
+    winning line needs no search), and the move that wins in the most samples is played.
+    Ties go to the best immediate gain of :func:`search.evaluate` (moves back into a position
+    already seen count last), then to the seeded generator.  When no sample is won (a lost
+    deal, or a budget too small) the agent plays as :class:`LookaheadAgent` does.  With
+    ``every_move=False`` the moves are not solved again: each won sample votes for the first
+    move of its winning line (much cheaper where moves are many, as under Relaxed).
+
+    Samples are kept while they still look like the game: the move played is played on each
+    of them, so a won sample keeps the line found for that move and a lost one stays lost
+    (every move from a lost position leads to one), without a new search.  A sample that a
+    revealed card contradicts is replaced by a fresh determinization; one whose verdict is
+    unknown (the budget ran out, or it was won by a line the move left) is solved again only
+    when no sample is won and fewer than half are lost.  So the agent searches mostly when
+    cards are revealed, and its decisions depend only on the :class:`ScorpionView` and its own
+    seeded draws: the real hidden cards are never read.
+
+    Args:
+        samples: determinizations at least; None: the rule's default (:data:`PIMC_DEFAULTS`).
+        won_target: draw more determinizations until this many are won ...
+        max_samples: ... or this many are in the pool.
+        max_nodes: node budget of one solve.
+        every_move: solve every move in every won sample (True) or count the won lines'
+            first moves (False).
+        seed: seeds the determinizations and the fallback search.
+        rules: the rule assumed when deciding from an observation (views carry their own).
+
+    Every option left None takes the default of the rule in play (:data:`PIMC_DEFAULTS`).
+    """
+
+    name = "pimc"
+
+    def __init__(
+        self,
+        samples: int | None = None,
+        won_target: int | None = None,
+        max_samples: int | None = None,
+        max_nodes: int | None = None,
+        every_move: bool | None = None,
+        seed: int | None = None,
+        rules: str = "classic",
+    ) -> None:
+        super().__init__(seed=seed, rules=rules)
+        self.options: dict[str, int | bool] = {}
+        for key, value in (
+            ("samples", samples),
+            ("won_target", won_target),
+            ("max_samples", max_samples),
+            ("max_nodes", max_nodes),
+        ):
+            high = solver.MAX_NODES_LIMIT if key == "max_nodes" else MAX_SEARCH
+            if value is not None:
+                self.options[key] = positive_int(key, value, high=high)
+        if every_move is not None:
+            self.options["every_move"] = flag("every_move", every_move)
+        self._pool: list[_Sample] = []
+
+    def reset(self, seed: int | None = None) -> None:
+        """New game: forget the positions seen and the samples; reseed (a None seed keeps the
+        generator)."""
+        super().reset(seed)
+        self._pool = []
+
+    def option(self, key: str, relaxed: bool) -> Any:
+        """The value of option ``key`` in a game under Relaxed (or Classic) rules."""
+        return self.options.get(key, PIMC_DEFAULTS["relaxed" if relaxed else "classic"][key])
+
+    def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
+        """The move that wins in the most solved determinizations (see the class notes)."""
+        legal = _view(state).legal(action_mask)
+        visited = self._remember(state)
+        self._pool = [s for s in self._pool if _looks_like(s.state, state)]
+        if legal.size == 1:
+            choice = int(legal[0])
+        else:
+            budget = self.option("max_nodes", state.relaxed)
+            self._fill(state, budget)
+            tab, lens, fd, _, _ = state.arrays()
+            roots = [int(a) for a in legal if not search.is_pointless(tab, lens, fd, int(a))]
+            if self.option("every_move", state.relaxed):
+                votes = self._votes(roots, budget)
+            else:
+                votes = dict.fromkeys(roots, 0)
+                for sample in self._pool:
+                    if sample.verdict == solver.WON and sample.line[0] in votes:
+                        votes[sample.line[0]] += 1
+            if votes and max(votes.values()) > 0:
+                best = max(votes.values())
+                ties = np.array([m for m in roots if votes[m] == best], np.int64)
+                choice = self._break_tie(state, ties, visited)
+            else:
+                choice = self._rollout_choice(state, legal, visited)
+        self._advance(choice)
+        return choice
+
+    def _votes(self, roots: list[int], budget: int) -> dict[int, int]:
+        """For each move of ``roots``, the won samples in which it still wins (solved on each
+        sample's child position; the first move of a sample's own line needs no search)."""
+        votes = dict.fromkeys(roots, 0)
+        for sample in self._pool:
+            if sample.verdict != solver.WON:
+                continue
+            others = [m for m in roots if m != sample.line[0]]
+            outcomes = solver.solve_children(sample.state, others, budget, check=False)
+            found = zip(others, outcomes, strict=True)
+            sample.children = {m: (o.verdict, list(o.moves)) for m, o in found}
+            sample.children[sample.line[0]] = (solver.WON, sample.line[1:])
+            for move in roots:
+                votes[move] += sample.children[move][0] == solver.WON
+        return votes
+
+    def _fill(self, view: ScorpionView, budget: int) -> None:
+        """Fill the pool (of samples that look like ``view``) with fresh determinizations and
+        solve them; samples whose verdict is unknown are solved again only when none is won and
+        fewer than half are lost (otherwise they cost much and change little)."""
+        while len(self._pool) < self.option("samples", view.relaxed):
+            self._pool.append(_Sample(view.determinize(self.rng), UNSOLVED, []))
+        verdicts = [sample.verdict for sample in self._pool]
+        again = solver.WON not in verdicts and 2 * verdicts.count(solver.LOST) < len(verdicts)
+        for sample in self._pool:
+            if sample.verdict == UNSOLVED or (again and sample.verdict == solver.UNKNOWN):
+                self._solve(sample, budget)
+        won = sum(sample.verdict == solver.WON for sample in self._pool)
+        target = self.option("won_target", view.relaxed)
+        while won < target and len(self._pool) < self.option("max_samples", view.relaxed):
+            sample = _Sample(view.determinize(self.rng), UNSOLVED, [])
+            self._solve(sample, budget)
+            self._pool.append(sample)
+            won += sample.verdict == solver.WON
+
+    @staticmethod
+    def _solve(sample: _Sample, budget: int) -> None:
+        """Solve ``sample`` from where it stands on ``budget`` nodes."""
+        result = solver.solve_quick(sample.state, budget, check=False)
+        sample.verdict, sample.line = result.verdict, list(result.moves)
+
+    def _break_tie(self, view: ScorpionView, moves: np.ndarray, visited: np.ndarray) -> int:
+        """Among ``moves``, the best immediate gain (revisits last), then the generator."""
+        if moves.size == 1:
+            return int(moves[0])
+        tab, lens, fd, reserve, meta = view.arrays()
+        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+        roots = moves.astype(np.int64)
+        hashes = np.empty(roots.size, np.int64)
+        gains = np.empty(roots.size, np.float64)
+        search.successors(tab, lens, fd, reserve, meta, hist, roots, roots.size, hashes, gains)
+        gains[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
+        best = np.flatnonzero(gains >= gains.max() - 1e-9)
+        return int(roots[self.rng.choice(best)])
+
+    def _advance(self, action: int) -> None:
+        """Play ``action`` on every sample; a won sample takes the verdict and line found for
+        that move (or becomes unknown when it has none), lost samples stay lost."""
+        for sample in self._pool:
+            rules.apply_action(*sample.state.arrays, action)
+            if sample.verdict == solver.WON:
+                if action in sample.children:
+                    sample.verdict, sample.line = sample.children[action]
+                elif sample.line and sample.line[0] == action:
+                    sample.line = sample.line[1:]
+                else:
+                    sample.verdict, sample.line = solver.UNKNOWN, []
+            sample.children = {}
+
+
+def _looks_like(state: ScorpionState, view: ScorpionView) -> bool:
+    """Whether the full ``state`` shows exactly what ``view`` shows (so it is one of its
+    determinizations): the same face-up cards in the same places, the same face-down counts,
+    the reserve dealt or not and the same removed sequences."""
+    up = view.tab != HIDDEN
+    slots = slice(rules.M_SLOTS, rules.M_SLOTS + 4)
+    return (
+        np.array_equal(state.lens, view.lens)
+        and np.array_equal(state.fd, view.fd)
+        and np.array_equal(state.tab[up], view.tab[up])
+        and np.array_equal(state.reserve >= 0, view.reserve == HIDDEN)
+        and np.array_equal(state.meta[slots], view.meta[slots])
+    )
+
+
 register_agent(GAME, "random", RandomAgent)
 register_agent(GAME, "greedy", GreedyAgent)
 register_agent(GAME, "lookahead", LookaheadAgent)
+register_agent(GAME, "pimc", PimcAgent)

@@ -66,9 +66,12 @@ def evaluate(tab, lens, fd, reserve, meta, loc):
 
 @jit
 def is_pointless(tab, lens, fd, action):
-    """Whether ``action`` moves a whole column headed by a king onto an empty column.
+    """Whether ``action`` moves a whole column headed by a king onto an empty column, and
+    removes nothing by it.
 
     Such a move only relabels the columns: the position and its prospects stay the same.
+    The exception is a column whose top 13 cards form a complete sequence: it stays standing
+    until its column receives cards, so moving the whole column is the only way to remove it.
     """
     if action >= rules.RESERVE_ACTION:
         return False
@@ -77,12 +80,13 @@ def is_pointless(tab, lens, fd, action):
     if card % 13 != 12 or lens[dest] != 0:
         return False
     src, depth = rules.find_card(tab, lens, card)
-    return depth == 0 and fd[src] == 0
+    return depth == 0 and fd[src] == 0 and not rules.is_complete_sequence(tab, lens, fd, src)
 
 
 @jit
 def is_dead(tab, lens, fd, reserve, meta, moves):
-    """Whether nothing but pointless king shuffles is legal: the game can make no more progress.
+    """Whether nothing but pointless king shuffles is legal: the game can make no more progress
+    (:func:`is_pointless`).
 
     ``moves`` is scratch (365).  A won game or one without legal actions is dead too.
     """

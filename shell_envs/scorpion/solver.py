@@ -86,6 +86,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -150,7 +151,7 @@ PROBE_NOISE = 640  # noise amplitude of the later probes, in 1/64 of an evaluati
 # share of the node budget for the probes: Classic deals are mostly lost (often provably so
 # at the root) and its ordered exhaustive search finds the wins quickly, so it skips them
 PROBE_SHARE = {"classic": 0.0, "relaxed": 0.9}
-TABLE_MIN_BITS = 16  # the exhaustive search's table starts at 2**16 slots and grows
+TABLE_MIN_BITS = 16  # the exhaustive search's table starts at 2**16 slots (less for small budgets)
 
 # evaluation weights: removed sequence, reserve not dealt (penalty), face-down card (penalty),
 # empty column, king at the base of a column, card of the same-suit run on such a king,
@@ -905,12 +906,7 @@ def solve(
     """
     if rules not in RULES:
         raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
-    if (
-        isinstance(max_nodes, bool)
-        or not isinstance(max_nodes, (int, np.integer))
-        or not 1 <= max_nodes <= MAX_NODES_LIMIT
-    ):
-        raise ValueError(f"max_nodes must be an integer 1 … {MAX_NODES_LIMIT:,}; got {max_nodes!r}")
+    _check_budget(max_nodes)
     prune = PRUNE_ALL
     for name in disable:
         if name not in PRUNINGS:
@@ -929,6 +925,66 @@ def solve(
     if result.verdict == LOST:
         result.reason = dead_reason(state) or ""
     return result
+
+
+class Outcome(NamedTuple):
+    """A bare verdict: ``won`` / ``lost`` / ``unknown``, the winning line (env actions) when
+    won, and the nodes searched."""
+
+    verdict: str
+    moves: tuple[int, ...]
+    nodes: int
+
+
+def solve_quick(state: ScorpionState, max_nodes: int, check: bool = True) -> Outcome:
+    """Solve a full state as :func:`solve` does, with the same verdict and line, but without
+    its extras (timing, readable moves, dead-position reasons): for callers that run many
+    small searches, such as an agent solving determinizations.
+
+    The state is solved under its own rule flag with every pruning on.  Its layout is checked
+    first (``ValueError``) unless ``check=False``, when the caller vouches for it (a state
+    built by the rules engine, or a determinization of a checked view).
+    """
+    _check_budget(max_nodes)
+    if not isinstance(state, ScorpionState):
+        raise ValueError(f"solve_quick needs a ScorpionState; got {type(state).__name__}")
+    if check:
+        check_layout(state.arrays)
+    search = _Search(state, state.relaxed, PRUNE_ALL)
+    share = PROBE_SHARE["relaxed" if state.relaxed else "classic"]
+    status = search.probes(int(max_nodes * share), None)
+    if status == S_RUNNING:
+        status = search.exhaust(int(max_nodes) - search.nodes, None)
+    verdict = {S_WON: WON, S_LOST: LOST}.get(status, UNKNOWN)
+    return Outcome(verdict, tuple(search.line) if verdict == WON else (), search.nodes)
+
+
+def solve_children(
+    state: ScorpionState, actions: Iterable[int], max_nodes: int, check: bool = True
+) -> list[Outcome]:
+    """The :func:`solve_quick` outcome of the position after each of ``actions`` (legal env
+    actions of ``state``, each played by the rules engine on a copy): the per-move verdicts
+    a search over the root moves needs.  ``state`` itself is left as it is."""
+    if check:
+        check_layout(state.arrays)
+    out = []
+    for action in actions:
+        child = state.copy()
+        if rules.check_action(*child.arrays, int(action), False) != rules.OK:
+            raise ValueError(f"action {action} is not legal in this position")
+        rules.apply_action(*child.arrays, int(action))
+        out.append(solve_quick(child, max_nodes, check=False))
+    return out
+
+
+def _check_budget(max_nodes: object) -> None:
+    """``ValueError`` unless ``max_nodes`` is an integer 1 … MAX_NODES_LIMIT."""
+    if (
+        isinstance(max_nodes, bool)
+        or not isinstance(max_nodes, (int, np.integer))
+        or not 1 <= max_nodes <= MAX_NODES_LIMIT
+    ):
+        raise ValueError(f"max_nodes must be an integer 1 … {MAX_NODES_LIMIT:,}; got {max_nodes!r}")
 
 
 class _Search:
@@ -995,16 +1051,21 @@ class _Search:
     def exhaust(self, budget: int, deadline: float | None) -> int:
         """The depth-first search over every position, on ``budget`` nodes or until ``deadline``.
 
-        Its transposition table starts small and grows fourfold whenever it is half full, so
-        small searches touch little memory and verdicts do not depend on its size.
+        Its transposition table starts small (smaller still for a small budget) and grows
+        fourfold whenever it is half full, and its stack holds at most ``budget + 2`` levels, so
+        small searches touch little memory; verdicts depend on neither.
         """
-        stack = np.empty((MAX_DEPTH + 1, ROW), np.int8)
+        # the search descends one level per new node, so a small budget needs a short stack
+        # (it never reaches the overflow depth, which only MAX_DEPTH rows can)
+        rows = min(MAX_DEPTH, max(int(budget), 1) + 1) + 1
+        stack = np.empty((rows, ROW), np.int8)
         stack[0] = self.root
-        moves = np.empty((MAX_DEPTH + 1, MAX_BRANCH), np.int64)
-        n_moves = np.zeros(MAX_DEPTH + 1, np.int64)
-        next_move = np.zeros(MAX_DEPTH + 1, np.int64)
+        moves = np.empty((rows, MAX_BRANCH), np.int64)
+        n_moves = np.zeros(rows, np.int64)
+        next_move = np.zeros(rows, np.int64)
         ctl = np.zeros(8, np.int64)
-        table = np.zeros(1 << TABLE_MIN_BITS, np.int64)
+        bits = min(TABLE_MIN_BITS, max(10, (2 * max(int(budget), 1)).bit_length()))
+        table = np.zeros(1 << bits, np.int64)
         search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune)
         while ctl[C_STATUS] == S_RUNNING and ctl[C_NODES] < budget:
             if deadline is not None and time.perf_counter() >= deadline:

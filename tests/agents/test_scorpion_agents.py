@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from shell_envs.agents import agent_names, choose_action, make_agent
-from shell_envs.agents.scorpion import HIDDEN, LookaheadAgent, ScorpionView
+from shell_envs.agents.scorpion import HIDDEN, LookaheadAgent, PimcAgent, ScorpionView
+from shell_envs.bench.patience import play_deal
 from shell_envs.scorpion import rules, search
 from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
 from shell_envs.scorpion.state import ScorpionState
@@ -14,14 +15,17 @@ from tests.scorpion.helpers import action, position, run_position, start
 
 GAME = "scorpion"
 TINY = {"samples": 2, "depth": 6}
+TINY_PIMC = {"samples": 3, "won_target": 3, "max_samples": 6, "max_nodes": 300}
 
 
 def agents(seed: int = 0) -> list:
-    """One of each built-in Scorpion agent, the lookahead with a tiny budget."""
+    """One of each built-in Scorpion agent, the searching ones with tiny budgets."""
     return [
         make_agent(GAME, "random", seed=seed),
         make_agent(GAME, "greedy", seed=seed),
         make_agent(GAME, "lookahead", seed=seed, **TINY),
+        make_agent(GAME, "pimc", seed=seed, **TINY_PIMC),
+        make_agent(GAME, "pimc", seed=seed, every_move=False, **TINY_PIMC),
     ]
 
 
@@ -190,7 +194,8 @@ def test_greedy_deals_the_reserve_only_when_nothing_else_gains() -> None:
 
 
 def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
-    """Whether ``a`` moves a king lying face up at the bottom of its column to an empty one."""
+    """Whether ``a`` moves a king lying face up at the bottom of its column to an empty one,
+    its top 13 cards not a complete sequence (which the move would remove)."""
     if a >= rules.RESERVE_ACTION:
         return False
     card, dest = divmod(a, 7)
@@ -202,7 +207,14 @@ def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
         and src is not None
         and columns[src][0] == card
         and int(state.fd[src]) == 0
+        and not is_sequence(columns[src][-13:])
     )
+
+
+def is_sequence(cards: list[int]) -> bool:
+    """Whether ``cards`` (bottom to top) are one suit's king down to its ace."""
+    king = cards[0] if cards else -1
+    return len(cards) == 13 and king % 13 == 12 and cards == list(range(king, king - 13, -1))
 
 
 def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
@@ -222,7 +234,10 @@ def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
 
 
 def test_registry_and_validation() -> None:
-    assert agent_names(GAME) == ["greedy", "lookahead", "random"]
+    assert agent_names(GAME) == ["greedy", "lookahead", "pimc", "random"]
+    for bad in ({"samples": 0}, {"max_nodes": -1}, {"won_target": 1.5}, {"every_move": "yes"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            PimcAgent(**bad)
     with pytest.raises(ValueError, match="samples"):
         LookaheadAgent(samples=0)
     with pytest.raises(ValueError, match="noise"):
@@ -233,3 +248,61 @@ def test_registry_and_validation() -> None:
         make_agent(GAME, "greedy").act_with_state(
             ScorpionView.from_state(ScorpionState.from_number(0)), np.zeros(365, bool)
         )
+
+
+def test_moving_a_complete_sequence_on_a_king_is_not_pointless() -> None:
+    # a complete sequence standing on the base king leaves only when its column moves, and is
+    # removed then: the one move of this position wins, so it is neither pointless nor dead
+    env, info = start(spades({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S AS"}, {}))
+    view = ScorpionView.from_env(env)
+    tab, lens, fd, reserve, meta = view.arrays()
+    assert not search.is_pointless(tab, lens, fd, action("KS", 2))
+    assert not search.is_dead(tab, lens, fd, reserve, meta, np.empty(rules.N_ACTIONS, np.int64))
+    for agent in agents(0)[1:]:
+        agent.reset(0)
+        _, _, _, _, after = env.step(agent.act_with_state(view, info["action_mask"]))
+        assert after["won"], agent.name
+        env, info = start(spades({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S AS"}, {}))
+
+
+def play_until_reveal(agent, state: ScorpionState, seed: int, limit: int = 12) -> list[int]:
+    """The agent's moves from ``state`` (reset with ``seed``) until a hidden card is revealed."""
+    state = state.copy()
+    agent.reset(seed)
+    moves = []
+    for _ in range(limit):
+        view = ScorpionView.from_state(state)
+        mask = mask_of(state)
+        if not mask.any():
+            break
+        a = agent.act_with_state(view, mask)
+        moves.append(a)
+        rules.apply_action(*state.arrays, a)
+        if ScorpionView.from_state(state).hidden_count != view.hidden_count:
+            break
+    return moves
+
+
+def test_pimc_never_reads_the_hidden_cards_over_several_moves() -> None:
+    # the samples it keeps between moves come from the views alone: with the hidden cards
+    # reshuffled, the same seed plays the same moves up to the first card revealed
+    rng = np.random.default_rng(21)
+    for state in random_states(6, 21):
+        other = shuffle_hidden(state, rng)
+        for options in ({}, {"every_move": False}):
+            agent = PimcAgent(**{**TINY_PIMC, **options})
+            assert play_until_reveal(agent, state, 3) == play_until_reveal(agent, other, 3)
+
+
+def test_pimc_is_deterministic_for_a_seed() -> None:
+    first = play_deal(PimcAgent(**TINY_PIMC), 14, "classic")
+    again = play_deal(PimcAgent(**TINY_PIMC), 14, "classic")
+    assert first == again
+
+
+def test_pimc_wins_deals_greedy_loses() -> None:
+    # Classic deal 0 and Relaxed deal 5 are winnable: the determinized search wins them with
+    # its default options, the one-move greedy agent does not
+    for deal, rule in ((0, "classic"), (5, "relaxed")):
+        assert play_deal(PimcAgent(rules=rule), deal, rule)[0], (deal, rule)
+        assert not play_deal(make_agent(GAME, "greedy"), deal, rule)[0], (deal, rule)

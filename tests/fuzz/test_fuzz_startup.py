@@ -91,8 +91,10 @@ for opponent, kwargs in [("greedy", None), ("mcts", {"iterations": 30}),
         if terminated or truncated:
             break
     print(opponent, moves)
-for name in ("greedy", "lookahead"):
-    agent = make_agent("scorpion", name, seed=1, **({"samples": 2} if name == "lookahead" else {}))
+TINY = {"lookahead": {"samples": 2},
+        "pimc": {"samples": 2, "won_target": 1, "max_samples": 2, "max_nodes": 60}}
+for name in ("greedy", "lookahead", "pimc"):
+    agent = make_agent("scorpion", name, seed=1, **TINY.get(name, {}))
     env = gym.make("shell_envs/Scorpion-v0")
     obs, info = env.reset(seed=5)
     moves = []
@@ -112,4 +114,4 @@ def test_plain_python_mode_plays_the_same_games_as_compiled_code():
     compiled = run_python(GAMES)
     plain = run_python(GAMES, {"NUMBA_DISABLE_JIT": "1"})
     assert plain == compiled
-    assert compiled.count("\n") == 6
+    assert compiled.count("\n") == 7

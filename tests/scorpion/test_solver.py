@@ -5,13 +5,24 @@ from __future__ import annotations
 import json
 
 import gymnasium as gym
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import shell_envs  # noqa: F401  (registers the env)
 from shell_envs.cli import main
+from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.cards import card_code
-from shell_envs.scorpion.solver import LOST, UNKNOWN, WON, action_text, solve, solve_command
+from shell_envs.scorpion.solver import (
+    LOST,
+    UNKNOWN,
+    WON,
+    action_text,
+    solve,
+    solve_children,
+    solve_command,
+    solve_quick,
+)
 from shell_envs.scorpion.state import ScorpionState, deck_of
 from tests.scorpion.helpers import position
 
@@ -269,3 +280,38 @@ def test_bad_input_is_rejected() -> None:
         solve_command(None, None, "classic", 10, None)
     with pytest.raises(ValueError, match="exactly one"):
         solve_command(1, None, "classic", 10, None, position_file="x.json")
+
+
+def test_solve_quick_and_solve_children_agree_with_solve() -> None:
+    # the lean entry points run the same search: same verdicts, lines and node counts, on
+    # deals won, lost and left unknown by the budget, and on each root move's child position
+    for rules, seeds in (("classic", (0, 1, 14, 806)), ("relaxed", (3, 943))):
+        for seed, budget in ((s, b) for s in seeds for b in (1_500, 20_000)):
+            state = ScorpionState.from_number(seed, rules == "relaxed")
+            full = solve(state, rules=rules, max_nodes=budget)
+            quick = solve_quick(state, budget)
+            assert (quick.verdict, list(quick.moves), quick.nodes) == (
+                full.verdict,
+                full.moves,
+                full.nodes,
+            )
+            legal = np.empty(engine.N_ACTIONS, np.int64)
+            k = engine.legal_moves(*state.arrays[:5], legal)
+            children = solve_children(state, legal[:k], budget)
+            assert state == ScorpionState.from_number(seed, rules == "relaxed")
+            for a, child in zip(legal[:k], children, strict=True):
+                after = state.copy()
+                engine.apply_action(*after.arrays, int(a))
+                expect = solve(after, rules=rules, max_nodes=budget)
+                assert (child.verdict, list(child.moves)) == (expect.verdict, expect.moves)
+
+
+def test_solve_children_refuses_illegal_moves_and_bad_budgets() -> None:
+    state = ScorpionState.from_number(0)
+    with pytest.raises(ValueError, match="not legal"):
+        solve_children(state, [engine.UNDO_ACTION], 100)
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(ValueError, match="max_nodes"):
+            solve_quick(state, bad)
+    with pytest.raises(ValueError, match="ScorpionState"):
+        solve_quick(0, 100)
