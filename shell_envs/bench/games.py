@@ -81,6 +81,21 @@ def _error(label: str, game: str, where: str, exc: BaseException) -> dict[str, s
     }
 
 
+def _agent_raised(
+    record: dict[str, Any],
+    label: str,
+    game: str,
+    step: str,
+    exc: Exception,
+    fail_fast: bool,
+    where: str,
+) -> None:
+    """Record that the agent raised at ``step``, or stop the bench (:class:`AgentError`)."""
+    if fail_fast:
+        raise AgentError(f"agent {label!r} raised {where}: {type(exc).__name__}: {exc}") from None
+    record["errors"].append(_error(label, game, step, exc))
+
+
 def _timed_decision(
     agent: Any, observation: Any, mask: np.ndarray, view: Any, clock: list[float]
 ) -> Any:
@@ -158,12 +173,9 @@ def play_what_the_shell(
                     clocks[seat],
                 )
             except Exception as exc:
-                if fail_fast:
-                    raise AgentError(
-                        f"agent {label!r} raised in What the Shell game {index} (seed {seed}): "
-                        f"{type(exc).__name__}: {exc}"
-                    ) from None
-                record["errors"].append(_error(label, WTS, f"round {len(record['actions'])}", exc))
+                where = f"in What the Shell game {index} (seed {seed})"
+                _agent_raised(record, label, WTS, f"round {len(record['actions'])}", exc,
+                              fail_fast, where)  # fmt: skip
                 loser = seat
                 break
             action = as_action(value, wts_rules.CELLS)
@@ -260,12 +272,9 @@ def play_scorpion(
         try:
             value = _timed_decision(agent, observation, mask, view, clock)
         except Exception as exc:
-            if fail_fast:
-                raise AgentError(
-                    f"agent {label!r} raised on Scorpion deal {deal} ({rules}): "
-                    f"{type(exc).__name__}: {exc}"
-                ) from None
-            record["errors"].append(_error(label, SCORPION, f"move {len(record['actions'])}", exc))
+            where = f"on Scorpion deal {deal} ({rules})"
+            _agent_raised(record, label, SCORPION, f"move {len(record['actions'])}", exc,
+                          fail_fast, where)  # fmt: skip
             end = "error"
             break
         action = as_action(value, mask.size)

@@ -251,11 +251,14 @@ def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.B
 
     Ctrl-C stops at once: :class:`BenchInterrupted` carries the report of the finished games.
     """
-    settings = check_agents(settings)
-    playing = [g for g in settings.games if settings.players(g)]
-    warm_up(playing, settings.rules, settings.agents, notice=progress)
     start = time.perf_counter()
+    settings = check_agents(settings)
     plan = tasks(settings)
+    playing = [g for g in settings.games if settings.players(g)]
+    try:
+        warm_up(playing, settings.rules, settings.agents, notice=progress)
+    except KeyboardInterrupt:  # while compiling: no game has started
+        raise BenchInterrupted(summarize(settings, plan, {}, {}, workers, start, True)) from None
     records, clocks, interrupted = play_tasks(plan, workers, progress, settings.seed)
     result = summarize(settings, plan, records, clocks, workers, start, interrupted)
     if interrupted:

@@ -134,12 +134,16 @@ def test_illegal_actions_and_errors_are_reported_and_the_bench_finishes(tmp_path
     }
 
 
-def test_fail_fast_stops_at_the_first_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("game", "says"),
+    [("scorpion", "raised on Scorpion deal"), ("what-the-shell", "raised in What the Shell game")],
+)
+def test_fail_fast_stops_at_the_first_error(tmp_path: Path, game: str, says: str) -> None:
     result, out = bench(
-        tmp_path, "--game", "scorpion", "--fail-fast", "--agent", f"boom={USER_FILE}:Raising"
+        tmp_path, "--game", game, "--fail-fast", "--agent", f"boom={USER_FILE}:Raising"
     )
     assert result.exit_code == 1
-    assert "agent 'boom' raised on Scorpion deal" in result.output
+    assert f"agent 'boom' {says}" in result.output
     assert "the third move is beyond me" in result.output
 
 

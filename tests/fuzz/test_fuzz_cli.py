@@ -182,6 +182,20 @@ def test_an_interrupted_bench_writes_the_games_that_finished(tmp_path: Path, mon
     assert len(stop.value.paths["games"].read_text().splitlines()) == 2
 
 
+def test_ctrl_c_while_compiling_stops_before_any_game(tmp_path: Path, monkeypatch):
+    from shell_envs.bench import runner
+
+    def compiling(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "warm_up", compiling)
+    with pytest.raises(runner.BenchInterrupted) as stop:
+        runner.run_bench(tmp_path, games_per_anchor=2, deals=2, workers=1, progress=False)
+    assert stop.value.paths == {} and stop.value.report.records == []
+    result = CliRunner().invoke(main, ["bench", "--out", str(tmp_path), "--no-progress"])
+    assert result.exit_code == 130 and "no game finished" in result.output
+
+
 def test_play_scorpion_can_take_back_the_move_that_left_no_move(monkeypatch):
     """The env refuses everything once no move is left; the terminal still offers undo."""
     from shell_envs.scorpion.env import ScorpionEnv
