@@ -4,7 +4,7 @@ What the Shell: every agent plays ``games`` games against each anchor of the fix
 scale (:mod:`shell_envs.bench.scale`), seats swapped, and is rated with the anchors held at
 their shipped values.  Scorpion: every agent plays the same deals of a fixed deal set
 (:data:`~shell_envs.bench.patience.DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
-task for a pool of spawned worker processes (``ProcessPoolExecutor``), so the bars tick per
+task for a pool of worker processes (``ProcessPoolExecutor``), so the progress bars tick per
 finished game; a game's seeds depend only on the bench seed and its place in the schedule,
 so the figures do not depend on the number of workers.  Compiled code is built once, in the
 main process, before the workers start.  :func:`run_bench` writes the results folder
@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import platform
 import signal
+import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -323,9 +324,9 @@ def _run_pool(
     collect: Callable[[int, tuple[dict[str, Any], Any]], None],
 ) -> None:
     """Play the tasks on ``workers`` processes, collecting each as it finishes."""
-    # spawned, not forked: a forked copy of a process that has run torch (a model agent
-    # loaded by check_agents) can hang in torch's thread pool
-    context = multiprocessing.get_context("spawn")
+    # once torch has run here (a model agent loaded by check_agents), workers are spawned:
+    # a forked copy of such a process can hang in torch's thread pool
+    context = multiprocessing.get_context("spawn") if "torch" in sys.modules else None
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
     try:
         pending = {pool.submit(_play, plan[k]): int(k) for k in order}
