@@ -135,7 +135,13 @@ def test_ctrl_c_stops_bench_promptly_and_keeps_what_finished(tmp_path: Path):
     subprocess.run([*warm, "--out", str(tmp_path / "warm")], cwd=REPO, check=True, timeout=600,
                    capture_output=True)  # fmt: skip
     process = subprocess.Popen(
-        command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: an ignored SIGINT (left by an earlier test) would be inherited
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(15)  # imports, workers started, usually a few games done
     assert process.poll() is None, process.communicate()
