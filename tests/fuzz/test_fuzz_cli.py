@@ -140,8 +140,9 @@ def test_ctrl_c_stops_bench_promptly_and_keeps_what_finished(tmp_path: Path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        # as from a terminal: an ignored SIGINT (left by an earlier test) would be inherited
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        # as from a terminal: an ignored or blocked SIGINT (left by an earlier test) would be
+        # inherited, and the bench would never see the Ctrl-C
+        preexec_fn=_default_sigint,
     )
     time.sleep(15)  # imports, workers started, usually a few games done
     assert process.poll() is None, process.communicate()
@@ -160,6 +161,12 @@ def test_ctrl_c_stops_bench_promptly_and_keeps_what_finished(tmp_path: Path):
         assert data["run"]["interrupted"] is True
         assert (out / "results.md").read_text().startswith("# shell-envs bench")
         assert (out / "results.png").read_bytes().startswith(b"\x89PNG")
+
+
+def _default_sigint() -> None:
+    """In the child before exec: SIGINT handled by default and not blocked."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _children(pid: int) -> list[int]:
