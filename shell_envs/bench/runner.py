@@ -6,8 +6,9 @@ their shipped values.  Scorpion: every agent plays the same deals of a fixed dea
 (:data:`~shell_envs.bench.patience.DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
 task for a pool of worker processes (``ProcessPoolExecutor``), so the progress bars tick per
 finished game; a game's seeds depend only on the bench seed and its place in the schedule,
-so the figures do not depend on the number of workers.  Compiled code is built once, in the
-main process, before the workers start.  :func:`run_bench` writes the results folder
+so the figures do not depend on the number of workers.  Compiled code is built once, before
+the workers start: in the main process, and the second game's at the same time in a process
+of its own (:func:`warm_up_games`).  :func:`run_bench` writes the results folder
 (:mod:`shell_envs.bench.report`); :func:`evaluate` returns the report of one agent.
 """
 
@@ -247,6 +248,60 @@ def warm_up(
                 games.play_scorpion(spec, 0, rule_set, 0, max_moves=3, stall_moves=3)
 
 
+def warm_up_games(
+    games_played: Sequence[str],
+    rules: Sequence[str] = (),
+    agents: Sequence[AgentSpec] = (),
+    workers: int = 1,
+    notice: bool = True,
+) -> None:
+    """:func:`warm_up`, with each game after the first compiled at the same time in a
+    process of its own when ``workers`` allows and its code is not cached yet.
+
+    The other process only fills the disk cache (the games share no compiled code), and this
+    process then loads from it what that one compiled: on two cores the first bench of both
+    games waits for the slower game's compile instead of for the sum of both.  Anything that
+    fails there fails again here, where it is reported.
+    """
+    from shell_envs.core.jit import compile_notice, is_cached
+
+    if notice:
+        compile_notice(*_compiled_entry_points(games_played), what="the games and agents")
+    builtin = tuple(a for a in agents if a.kind == "builtin")
+    others = [g for g in games_played[1:] if not is_cached(*_compiled_entry_points([g]))][
+        : max(workers - 1, 0)
+    ]
+    context = multiprocessing.get_context("spawn" if "torch" in sys.modules else "fork")
+    helpers = [
+        context.Process(target=_fill_cache, args=([g], tuple(rules), builtin), daemon=True)
+        for g in others
+    ]
+    try:
+        for helper in helpers:
+            helper.start()
+        warm_up(games_played[:1], rules, agents, notice=False)
+        for helper in helpers:
+            helper.join()
+        warm_up(games_played[1:], rules, agents, notice=False)
+    finally:
+        for helper in helpers:
+            if helper.is_alive():
+                helper.kill()
+                helper.join()
+
+
+def _fill_cache(games_played: list[str], rules: tuple[str, ...], agents: tuple) -> None:
+    """Compile what a bench of ``games_played`` runs into the disk cache, quietly; Ctrl-C is
+    the main process's to handle (it stops this one)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with open(os.devnull, "w") as sink:
+        sys.stderr = sink
+        try:
+            warm_up(games_played, rules, agents, notice=False)
+        except Exception:  # reported when the main process compiles the same code
+            os._exit(1)
+
+
 def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.BenchReport:
     """Play the bench ``settings`` describe and return its report (nothing is written).
 
@@ -257,7 +312,7 @@ def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.B
     plan = tasks(settings)
     playing = [g for g in settings.games if settings.players(g)]
     try:
-        warm_up(playing, settings.rules, settings.agents, notice=progress)
+        warm_up_games(playing, settings.rules, settings.agents, workers, notice=progress)
     except KeyboardInterrupt:  # while compiling: no game has started
         raise BenchInterrupted(summarize(settings, plan, {}, {}, workers, start, True)) from None
     records, clocks, interrupted = play_tasks(plan, workers, progress, settings.seed)

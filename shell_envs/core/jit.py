@@ -17,6 +17,7 @@ directory the cache moves to the temporary directory (one warning).
 from __future__ import annotations
 
 import contextlib
+import copy
 import glob
 import hashlib
 import os
@@ -28,7 +29,7 @@ from typing import Any, TextIO
 
 import numba
 from numba import njit, prange
-from numba.core import caching
+from numba.core import caching, inline_closurecall
 
 __all__ = [
     "cache_dir",
@@ -144,6 +145,41 @@ def _discard_cache_files(cache: Any, exc: Exception) -> None:
 
 
 caching.Cache.load_overload = _load_overload_or_recompile
+
+
+class _SharedBlocks:
+    """Stands in for the ``copy`` module inside numba's ``InlineWorker.inline_ir``."""
+
+    @staticmethod
+    def deepcopy(value: Any, memo: Any = None) -> Any:
+        """The block itself: the IR it belongs to was built for this one inlining."""
+        return value
+
+
+def _inline_fresh_ir(self, caller_ir, block, i, function, arg_typs=None):
+    """Numba's ``InlineWorker.inline_function`` without its defensive copies of the callee.
+
+    ``inline_ir`` deep-copies the callee's IR twice, block by block, copying the whole
+    variable scope again for every block, to protect an IR that may be shared.  Here the
+    IR is built afresh for this call and used once, so the copies protect nothing; they were
+    most of the time numba spends inlining the rules (numba issues 8989 and 9204), seconds of
+    a first start.  The IR that is inlined is the same, so is the machine code.
+    """
+    callee_ir = self.run_untyped_passes(function)
+    freevars = function.__code__.co_freevars
+    module_copy = inline_closurecall.copy
+    inline_closurecall.copy = _SharedBlocks
+    try:
+        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+    finally:
+        inline_closurecall.copy = module_copy
+
+
+_numba_inline_function = inline_closurecall.InlineWorker.inline_function
+if getattr(inline_closurecall, "copy", None) is copy and hasattr(
+    inline_closurecall.InlineWorker, "run_untyped_passes"
+):
+    inline_closurecall.InlineWorker.inline_function = _inline_fresh_ir
 # Parallel batch loops must not spin while another process holds the other core.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 

@@ -509,7 +509,7 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
 ILLEGAL = -1
 
 
-@jit
+@jit_inline
 def try_step(board, eggs, meta, black_cell, white_cell, info, work=None):
     """:func:`step` if both cells are legal (empty, on the board), else ``ILLEGAL`` untouched."""
     if not (is_legal(board, black_cell) and is_legal(board, white_cell)):
