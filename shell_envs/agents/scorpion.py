@@ -561,25 +561,40 @@ class PimcAgent(LookaheadAgent):
     Ties go to the best immediate gain of :func:`search.evaluate` (moves back into a position
     already seen count last), then to the seeded generator.  When no sample is won (a lost
     deal, or a budget too small) the agent plays as :class:`LookaheadAgent` does.  With
-    ``every_move=False`` the moves are not solved again: each won sample votes for the first
-    move of its winning line (much cheaper where moves are many, as under Relaxed).
+    ``every_move=False`` only the first moves of the won samples' lines are candidates (much
+    cheaper where moves are many, as under Relaxed): with ``check_lines`` each candidate is
+    solved in every won sample (:meth:`_check_lines`: tried in order of lookahead's rollout
+    value with ``rollout_order``, else of how many lines propose it; the first that wins in
+    every won sample is played), without it each won sample just votes for its line's first
+    move.
 
     Samples are kept while they still look like the game: the move played is played on each
     of them, so a won sample keeps the line found for that move and a lost one stays lost
     (every move from a lost position leads to one), without a new search.  A sample that a
     revealed card contradicts is replaced by a fresh determinization; one whose verdict is
-    unknown (the budget ran out, or it was won by a line the move left) is solved again only
-    when no sample is won and fewer than half are lost.  So the agent searches mostly when
-    cards are revealed, and its decisions depend only on the :class:`ScorpionView` and its own
-    seeded draws: the real hidden cards are never read.
+    unknown is solved again: at once when the move played left its line (``resolve``), and,
+    when the budget ran out on it, only while no sample is won and fewer than half are lost,
+    each time on twice its last budget, up to ``grow`` times ``max_nodes``.  When the hidden
+    cards have at most ``exact`` arrangements, the pool is every arrangement once (their share
+    of ``samples`` × ``max_nodes`` each).  So the agent searches mostly when cards are
+    revealed, and its decisions depend only on the :class:`ScorpionView` and its own seeded
+    draws: the real hidden cards are never read.
 
     Args:
         samples: determinizations at least; None: the rule's default (:data:`PIMC_DEFAULTS`).
         won_target: draw more determinizations until this many are won ...
         max_samples: ... or this many are in the pool.
         max_nodes: node budget of one solve.
-        every_move: solve every move in every won sample (True) or count the won lines'
+        every_move: solve every move in every won sample (True) or only the won lines'
             first moves (False).
+        check_lines: with ``every_move=False``, solve each won line's first move in every won
+            sample (True) or let each won sample vote for its own line's first move (False).
+        resolve: solve a sample again at the next decision when the move played left its line.
+        exact: enumerate every arrangement of the hidden cards when there are at most this
+            many (0: never; at most :data:`MAX_EXACT`).
+        rollout_order: with ``check_lines``, try the candidates in order of their rollout
+            value (as ``lookahead`` rates moves) instead of how many lines propose them.
+        grow: an undecided sample is solved again on up to this many times ``max_nodes``.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
@@ -751,7 +766,8 @@ class PimcAgent(LookaheadAgent):
     def _fill(self, view: ScorpionView, budget: int) -> None:
         """Fill the pool (of samples that look like ``view``) with fresh determinizations and
         solve them; samples whose verdict is unknown are solved again only when none is won and
-        fewer than half are lost (otherwise they cost much and change little)."""
+        fewer than half are lost, or with ``resolve`` when fewer than half are won (otherwise
+        they cost much and change little), on a budget growing while none is won."""
         exact = self._enumerate(view)
         while len(self._pool) < self.option("samples", view.relaxed) and not exact:
             self._pool.append(_Sample(view.determinize(self.rng), UNSOLVED, []))
@@ -762,6 +778,9 @@ class PimcAgent(LookaheadAgent):
             budget *= max(1, self.option("samples", view.relaxed) // len(self._pool))
         # none won: an undecided sample is solved again on twice its last budget, up to `grow`x
         grow = self.option("grow", view.relaxed) if solver.WON not in verdicts else 1
+        # with `resolve`, a sample whose line the move left is solved again at once, and one
+        # the budget ran out on while fewer than half are won
+        again = again or (resolve and 2 * verdicts.count(solver.WON) < len(verdicts))
         for sample in self._pool:
             if sample.verdict == UNSOLVED or (resolve and sample.nodes == 0):
                 self._solve(sample, budget)

@@ -350,12 +350,16 @@ def test_pimc_enumeration_covers_every_arrangement_once() -> None:
     agent.reset(0)
     assert agent._enumerate(view)
     places = [(0, 0), (-1, 0), (-1, 1), (-1, 2)]
-    seen = {tuple(int(s.state.reserve[d] if c < 0 else s.state.tab[c, d]) for c, d in places)
-            for s in agent._pool}
+    seen = {
+        tuple(int(s.state.reserve[d] if c < 0 else s.state.tab[c, d]) for c, d in places)
+        for s in agent._pool
+    }
     assert len(seen) == 24 == len(agent._pool)
     assert all(sorted(k) == sorted(int(c) for c in view.unseen) for k in seen)
     assert not PimcAgent(**{**TINY_PIMC, "exact": 23})._enumerate(view)
-    assert not PimcAgent(**TINY_PIMC)._enumerate(view)  # Classic default: never
+    assert PimcAgent(**TINY_PIMC)._enumerate(view)  # the Relaxed default: up to 24
+    classic = ScorpionView.from_state(few_hidden(4, False, 1))
+    assert not PimcAgent(**TINY_PIMC)._enumerate(classic)  # the Classic default: never
 
 
 def test_pimc_is_deterministic_for_a_seed() -> None:
