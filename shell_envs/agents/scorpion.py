@@ -10,6 +10,8 @@ are compiled in :mod:`shell_envs.scorpion.search` and play moves with the rules 
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +29,10 @@ RULES = ("classic", "relaxed")
 CLASSIC_SAMPLES = 20
 RELAXED_SAMPLES = 6
 # pimc: per rule, determinizations at least, won ones wanted, determinizations at most, node
-# budget of one solve, whether every move is a candidate (tuned on the bench's dev deals)
+# budget of one solve, whether every move is a candidate, whether the won lines' first moves
+# are checked in every won sample, whether samples left undecided are solved again at every
+# decision, and up to how many arrangements of the hidden cards are all enumerated (0: never)
+# (tuned on the bench's dev deals)
 PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
     "classic": {
         "samples": 24,
@@ -35,6 +40,11 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_samples": 96,
         "max_nodes": 3_000,
         "every_move": True,
+        "check_lines": False,
+        "resolve": False,
+        "exact": 0,
+        "rollout_order": False,
+        "grow": 1,
     },
     "relaxed": {
         "samples": 8,
@@ -42,8 +52,14 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "max_samples": 8,
         "max_nodes": 20_000,
         "every_move": False,
+        "check_lines": True,
+        "resolve": True,
+        "exact": 24,
+        "rollout_order": True,
+        "grow": 8,
     },
 }
+MAX_EXACT = 5_040  # pimc: arrangements of the hidden cards enumerated at most (7!)
 UNSOLVED = "unsolved"  # pimc: a fresh determinization, not solved yet
 MAX_SEARCH = 100_000  # lookahead: samples, rollouts and depth at most (compiled int64 loops)
 TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
@@ -528,6 +544,7 @@ class _Sample:
     verdict: str
     line: list[int]
     children: dict[int, tuple[str, list[int]]] = field(default_factory=dict)
+    nodes: int = 0  # the budget of its last solve
 
 
 class PimcAgent(LookaheadAgent):
@@ -544,25 +561,40 @@ class PimcAgent(LookaheadAgent):
     Ties go to the best immediate gain of :func:`search.evaluate` (moves back into a position
     already seen count last), then to the seeded generator.  When no sample is won (a lost
     deal, or a budget too small) the agent plays as :class:`LookaheadAgent` does.  With
-    ``every_move=False`` the moves are not solved again: each won sample votes for the first
-    move of its winning line (much cheaper where moves are many, as under Relaxed).
+    ``every_move=False`` only the first moves of the won samples' lines are candidates (much
+    cheaper where moves are many, as under Relaxed): with ``check_lines`` each candidate is
+    solved in every won sample (:meth:`_check_lines`: tried in order of lookahead's rollout
+    value with ``rollout_order``, else of how many lines propose it; the first that wins in
+    every won sample is played), without it each won sample just votes for its line's first
+    move.
 
     Samples are kept while they still look like the game: the move played is played on each
     of them, so a won sample keeps the line found for that move and a lost one stays lost
     (every move from a lost position leads to one), without a new search.  A sample that a
     revealed card contradicts is replaced by a fresh determinization; one whose verdict is
-    unknown (the budget ran out, or it was won by a line the move left) is solved again only
-    when no sample is won and fewer than half are lost.  So the agent searches mostly when
-    cards are revealed, and its decisions depend only on the :class:`ScorpionView` and its own
-    seeded draws: the real hidden cards are never read.
+    unknown is solved again: at once when the move played left its line (``resolve``), and,
+    when the budget ran out on it, only while no sample is won and fewer than half are lost,
+    each time on twice its last budget, up to ``grow`` times ``max_nodes``.  When the hidden
+    cards have at most ``exact`` arrangements, the pool is every arrangement once (their share
+    of ``samples`` × ``max_nodes`` each).  So the agent searches mostly when cards are
+    revealed, and its decisions depend only on the :class:`ScorpionView` and its own seeded
+    draws: the real hidden cards are never read.
 
     Args:
         samples: determinizations at least; None: the rule's default (:data:`PIMC_DEFAULTS`).
         won_target: draw more determinizations until this many are won ...
         max_samples: ... or this many are in the pool.
         max_nodes: node budget of one solve.
-        every_move: solve every move in every won sample (True) or count the won lines'
+        every_move: solve every move in every won sample (True) or only the won lines'
             first moves (False).
+        check_lines: with ``every_move=False``, solve each won line's first move in every won
+            sample (True) or let each won sample vote for its own line's first move (False).
+        resolve: solve a sample again at the next decision when the move played left its line.
+        exact: enumerate every arrangement of the hidden cards when there are at most this
+            many (0: never; at most :data:`MAX_EXACT`).
+        rollout_order: with ``check_lines``, try the candidates in order of their rollout
+            value (as ``lookahead`` rates moves) instead of how many lines propose them.
+        grow: an undecided sample is solved again on up to this many times ``max_nodes``.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
@@ -578,6 +610,11 @@ class PimcAgent(LookaheadAgent):
         max_samples: int | None = None,
         max_nodes: int | None = None,
         every_move: bool | None = None,
+        check_lines: bool | None = None,
+        resolve: bool | None = None,
+        exact: int | None = None,
+        rollout_order: bool | None = None,
+        grow: int | None = None,
         seed: int | None = None,
         rules: str = "classic",
     ) -> None:
@@ -588,12 +625,25 @@ class PimcAgent(LookaheadAgent):
             ("won_target", won_target),
             ("max_samples", max_samples),
             ("max_nodes", max_nodes),
+            ("grow", grow),
         ):
             high = solver.MAX_NODES_LIMIT if key == "max_nodes" else MAX_SEARCH
             if value is not None:
                 self.options[key] = positive_int(key, value, high=high)
-        if every_move is not None:
-            self.options["every_move"] = flag("every_move", every_move)
+        for key, value in (
+            ("every_move", every_move),
+            ("check_lines", check_lines),
+            ("resolve", resolve),
+            ("rollout_order", rollout_order),
+        ):
+            if value is not None:
+                self.options[key] = flag(key, value)
+        if exact is not None:
+            if isinstance(exact, (bool, np.bool_)) or not isinstance(exact, (int, np.integer)):
+                raise ValueError(f"exact must be an integer 0 … {MAX_EXACT}; got {exact!r}")
+            if not 0 <= exact <= MAX_EXACT:
+                raise ValueError(f"exact must be an integer 0 … {MAX_EXACT}; got {exact!r}")
+            self.options["exact"] = int(exact)
         self._pool: list[_Sample] = []
 
     def reset(self, seed: int | None = None) -> None:
@@ -625,6 +675,10 @@ class PimcAgent(LookaheadAgent):
                 for sample in self._pool:
                     if sample.verdict == solver.WON and sample.line[0] in votes:
                         votes[sample.line[0]] += 1
+                proposed = [m for m in roots if votes[m] > 0]
+                if self.option("check_lines", state.relaxed) and len(proposed) > 1:
+                    best = self._check_lines(state, proposed, votes, visited, budget)
+                    votes = {m: int(m == best) for m in roots}
             if votes and max(votes.values()) > 0:
                 best = max(votes.values())
                 ties = np.array([m for m in roots if votes[m] == best], np.int64)
@@ -650,17 +704,90 @@ class PimcAgent(LookaheadAgent):
                 votes[move] += sample.children[move][0] == solver.WON
         return votes
 
+    def _check_lines(
+        self,
+        view: ScorpionView,
+        proposed: list[int],
+        counts: dict[int, int],
+        visited: np.ndarray,
+        budget: int,
+    ) -> int:
+        """Among ``proposed`` (the first moves of the won samples' lines), the move that wins
+        in the most won samples, each solved on its child position (or known from its line).
+
+        Moves are tried in order of how many lines propose them, then of immediate gain
+        (revisits last); the first that wins in every won sample is played at once, and a
+        move stops being solved as soon as it fails in as many samples as the best so far (so
+        ties go to the earlier move).  Verdicts found are kept for :meth:`_advance`.
+        """
+        gains = self._gains(view, np.array(proposed, np.int64), visited)
+        if self.option("rollout_order", view.relaxed):
+            gains = gains * TIE_BREAK + self._values(view, np.array(proposed, np.int64))
+            order = sorted(range(len(proposed)), key=lambda i: -gains[i])
+        else:
+            order = sorted(range(len(proposed)), key=lambda i: (-counts[proposed[i]], -gains[i]))
+        won = [sample for sample in self._pool if sample.verdict == solver.WON]
+        best, best_miss = proposed[order[0]], len(won) + 1
+        for i in order:
+            move, miss = proposed[i], 0
+            for sample in won:
+                if sample.line[0] != move:
+                    if move not in sample.children:
+                        out = solver.solve_children(sample.state, [move], budget, check=False)[0]
+                        sample.children[move] = (out.verdict, list(out.moves))
+                    miss += sample.children[move][0] != solver.WON
+                    if miss >= best_miss:
+                        break
+            if miss < best_miss:
+                best, best_miss = move, miss
+            if best_miss == 0:
+                break
+        return best
+
+    def _enumerate(self, view: ScorpionView) -> bool:
+        """With few hidden cards (at most ``exact`` arrangements), make the pool every
+        arrangement once (keeping the samples already solved) and return True."""
+        n = len(view.unseen)
+        limit = self.option("exact", view.relaxed)
+        if math.factorial(n) > limit:
+            return False
+        places = _hidden_places(view)
+        pool: dict[tuple[int, ...], _Sample] = {}
+        for sample in self._pool:
+            pool.setdefault(_arrangement(sample.state, places), sample)
+        self._pool = []
+        for cards in itertools.permutations(int(c) for c in view.unseen):
+            sample = pool.get(cards)
+            if sample is None:
+                sample = _Sample(_arranged(view, places, cards), UNSOLVED, [])
+            self._pool.append(sample)
+        return True
+
     def _fill(self, view: ScorpionView, budget: int) -> None:
         """Fill the pool (of samples that look like ``view``) with fresh determinizations and
         solve them; samples whose verdict is unknown are solved again only when none is won and
-        fewer than half are lost (otherwise they cost much and change little)."""
-        while len(self._pool) < self.option("samples", view.relaxed):
+        fewer than half are lost, or with ``resolve`` when fewer than half are won (otherwise
+        they cost much and change little), on a budget growing while none is won."""
+        exact = self._enumerate(view)
+        while len(self._pool) < self.option("samples", view.relaxed) and not exact:
             self._pool.append(_Sample(view.determinize(self.rng), UNSOLVED, []))
         verdicts = [sample.verdict for sample in self._pool]
         again = solver.WON not in verdicts and 2 * verdicts.count(solver.LOST) < len(verdicts)
+        resolve = self.option("resolve", view.relaxed)
+        if exact:  # fewer arrangements than samples: the same nodes over fewer solves
+            budget *= max(1, self.option("samples", view.relaxed) // len(self._pool))
+        # none won: an undecided sample is solved again on twice its last budget, up to `grow`x
+        grow = self.option("grow", view.relaxed) if solver.WON not in verdicts else 1
+        # with `resolve`, a sample whose line the move left is solved again at once, and one
+        # the budget ran out on while fewer than half are won
+        again = again or (resolve and 2 * verdicts.count(solver.WON) < len(verdicts))
         for sample in self._pool:
-            if sample.verdict == UNSOLVED or (again and sample.verdict == solver.UNKNOWN):
+            if sample.verdict == UNSOLVED or (resolve and sample.nodes == 0):
                 self._solve(sample, budget)
+            elif again and sample.verdict == solver.UNKNOWN:
+                self._solve(sample, max(budget, min(2 * sample.nodes, grow * budget)))
+        if exact:
+            return
         won = sum(sample.verdict == solver.WON for sample in self._pool)
         target = self.option("won_target", view.relaxed)
         while won < target and len(self._pool) < self.option("max_samples", view.relaxed):
@@ -673,12 +800,34 @@ class PimcAgent(LookaheadAgent):
     def _solve(sample: _Sample, budget: int) -> None:
         """Solve ``sample`` from where it stands on ``budget`` nodes."""
         result = solver.solve_quick(sample.state, budget, check=False)
-        sample.verdict, sample.line = result.verdict, list(result.moves)
+        sample.verdict, sample.line, sample.nodes = result.verdict, list(result.moves), budget
 
-    def _break_tie(self, view: ScorpionView, moves: np.ndarray, visited: np.ndarray) -> int:
-        """Among ``moves``, the best immediate gain (revisits last), then the generator."""
-        if moves.size == 1:
-            return int(moves[0])
+    def _values(self, view: ScorpionView, roots: np.ndarray) -> np.ndarray:
+        """The mean rollout value of each of ``roots`` (as :class:`LookaheadAgent` rates them)."""
+        tab, lens, fd, reserve, meta = view.arrays()
+        values = np.empty(roots.size, np.float64)
+        search.rollout_values(
+            tab,
+            lens,
+            fd,
+            reserve,
+            meta,
+            view.unseen,
+            len(view.unseen),
+            roots,
+            roots.size,
+            self.samples or (RELAXED_SAMPLES if view.relaxed else CLASSIC_SAMPLES),
+            self.rollouts,
+            self.depth,
+            self.noise,
+            int(self.rng.integers(2**62)),
+            values,
+        )
+        return values
+
+    @staticmethod
+    def _gains(view: ScorpionView, moves: np.ndarray, visited: np.ndarray) -> np.ndarray:
+        """The immediate gain of each of ``moves``, less a penalty for a position seen before."""
         tab, lens, fd, reserve, meta = view.arrays()
         hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
         roots = moves.astype(np.int64)
@@ -686,6 +835,14 @@ class PimcAgent(LookaheadAgent):
         gains = np.empty(roots.size, np.float64)
         search.successors(tab, lens, fd, reserve, meta, hist, roots, roots.size, hashes, gains)
         gains[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
+        return gains
+
+    def _break_tie(self, view: ScorpionView, moves: np.ndarray, visited: np.ndarray) -> int:
+        """Among ``moves``, the best immediate gain (revisits last), then the generator."""
+        if moves.size == 1:
+            return int(moves[0])
+        roots = moves.astype(np.int64)
+        gains = self._gains(view, roots, visited)
         best = np.flatnonzero(gains >= gains.max() - 1e-9)
         return int(roots[self.rng.choice(best)])
 
@@ -699,9 +856,35 @@ class PimcAgent(LookaheadAgent):
                     sample.verdict, sample.line = sample.children[action]
                 elif sample.line and sample.line[0] == action:
                     sample.line = sample.line[1:]
-                else:
-                    sample.verdict, sample.line = solver.UNKNOWN, []
+                else:  # the move left its line: unknown, and no budget spent on it yet
+                    sample.verdict, sample.line, sample.nodes = solver.UNKNOWN, [], 0
             sample.children = {}
+
+
+def _hidden_places(view: ScorpionView) -> list[tuple[int, int]]:
+    """The hidden places of ``view`` in a fixed order: (column, depth) of each face-down card,
+    then (-1, i) for each reserve card still undealt."""
+    places = [(c, d) for c in range(rules.N_COLUMNS) for d in range(int(view.fd[c]))]
+    return places + [(-1, i) for i in range(3) if view.reserve[i] == HIDDEN]
+
+
+def _arrangement(state: ScorpionState, places: list[tuple[int, int]]) -> tuple[int, ...]:
+    """The cards a full ``state`` holds at ``places``."""
+    return tuple(int(state.reserve[d] if c < 0 else state.tab[c, d]) for c, d in places)
+
+
+def _arranged(
+    view: ScorpionView, places: list[tuple[int, int]], cards: tuple[int, ...]
+) -> ScorpionState:
+    """The full state of ``view`` with ``cards`` dealt into ``places`` (one arrangement)."""
+    tab, lens, fd, reserve, meta = view.arrays()
+    for (c, d), card in zip(places, cards, strict=True):
+        if c < 0:
+            reserve[d] = card
+        else:
+            tab[c, d] = card
+    hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+    return ScorpionState((tab, lens, fd, reserve, meta, hist))
 
 
 def _looks_like(state: ScorpionState, view: ScorpionView) -> bool:

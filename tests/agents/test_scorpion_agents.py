@@ -235,7 +235,18 @@ def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
 
 def test_registry_and_validation() -> None:
     assert agent_names(GAME) == ["greedy", "lookahead", "pimc", "random"]
-    for bad in ({"samples": 0}, {"max_nodes": -1}, {"won_target": 1.5}, {"every_move": "yes"}):
+    for bad in (
+        {"samples": 0},
+        {"max_nodes": -1},
+        {"won_target": 1.5},
+        {"every_move": "yes"},
+        {"check_lines": 1},
+        {"resolve": "no"},
+        {"rollout_order": 0},
+        {"exact": -1},
+        {"exact": 10**6},
+        {"exact": True},
+    ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             PimcAgent(**bad)
     with pytest.raises(ValueError, match="samples"):
@@ -289,15 +300,76 @@ def test_pimc_never_reads_the_hidden_cards_over_several_moves() -> None:
     rng = np.random.default_rng(21)
     for state in random_states(6, 21):
         other = shuffle_hidden(state, rng)
-        for options in ({}, {"every_move": False}):
+        for options in ({}, {"every_move": False}, *PIMC_OPTIONS):
             agent = PimcAgent(**{**TINY_PIMC, **options})
             assert play_until_reveal(agent, state, 3) == play_until_reveal(agent, other, 3)
+
+
+# every combination of the options that change how pimc decides, beside the defaults
+PIMC_OPTIONS = (
+    {"every_move": False, "check_lines": True, "rollout_order": False, "resolve": True},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "resolve": False},
+    {"every_move": False, "check_lines": False, "resolve": True, "exact": 24},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "exact": 24},
+    {"every_move": True, "resolve": True, "exact": 6},
+)
+
+
+def few_hidden(seed: int, relaxed: bool, down: int) -> ScorpionState:
+    """A numbered deal with only ``down`` face-down cards left (column 1), reserve undealt:
+    ``down + 3`` hidden cards."""
+    state = ScorpionState.from_number(seed, relaxed)
+    state.fd[:] = 0
+    state.fd[0] = down
+    return state
+
+
+def test_pimc_enumerates_few_hidden_cards_and_stays_fair() -> None:
+    # with at most `exact` arrangements of the hidden cards the pool is every one of them,
+    # once; decisions still do not depend on which arrangement is the real one
+    rng = np.random.default_rng(5)
+    for seed, relaxed, down in ((3, True, 1), (8, False, 1), (11, True, 0)):
+        state = few_hidden(seed, relaxed, down)
+        view = ScorpionView.from_state(state)
+        n = len(view.unseen)
+        agent = PimcAgent(**{**TINY_PIMC, "exact": 24})
+        agent.reset(1)
+        agent.act_with_state(view, mask_of(state))
+        if agent._pool:  # a single legal move is played without a search
+            assert len(agent._pool) == [1, 1, 2, 6, 24][n]
+        for options in PIMC_OPTIONS:
+            agent = PimcAgent(**{**TINY_PIMC, **options})
+            other = shuffle_hidden(state, rng)
+            assert play_until_reveal(agent, state, 2) == play_until_reveal(agent, other, 2)
+
+
+def test_pimc_enumeration_covers_every_arrangement_once() -> None:
+    state = few_hidden(4, True, 1)
+    view = ScorpionView.from_state(state)
+    agent = PimcAgent(**{**TINY_PIMC, "exact": 24})
+    agent.reset(0)
+    assert agent._enumerate(view)
+    places = [(0, 0), (-1, 0), (-1, 1), (-1, 2)]
+    seen = {
+        tuple(int(s.state.reserve[d] if c < 0 else s.state.tab[c, d]) for c, d in places)
+        for s in agent._pool
+    }
+    assert len(seen) == 24 == len(agent._pool)
+    assert all(sorted(k) == sorted(int(c) for c in view.unseen) for k in seen)
+    assert not PimcAgent(**{**TINY_PIMC, "exact": 23})._enumerate(view)
+    assert PimcAgent(**TINY_PIMC)._enumerate(view)  # the Relaxed default: up to 24
+    classic = ScorpionView.from_state(few_hidden(4, False, 1))
+    assert not PimcAgent(**TINY_PIMC)._enumerate(classic)  # the Classic default: never
 
 
 def test_pimc_is_deterministic_for_a_seed() -> None:
     first = play_deal(PimcAgent(**TINY_PIMC), 14, "classic")
     again = play_deal(PimcAgent(**TINY_PIMC), 14, "classic")
     assert first == again
+    for options in PIMC_OPTIONS:
+        first = play_deal(PimcAgent(**TINY_PIMC, **options), 14, "relaxed")
+        again = play_deal(PimcAgent(**TINY_PIMC, **options), 14, "relaxed")
+        assert first == again, options
 
 
 def test_pimc_wins_deals_greedy_loses() -> None:
