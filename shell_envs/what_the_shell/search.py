@@ -509,7 +509,7 @@ def net_features(board, eggs, meta, player, out):
         out[3 * cells + cell] = 0.0
         out[4 * cells + cell] = sudden
     for i in range(meta[rules.N_EGGS]):
-        out[3 * cells + eggs[i]] = 1.0 - i / cells
+        out[3 * cells + np.int64(eggs[i])] = 1.0 - i / cells  # int8 + 243 would overflow
     black = np.empty(cells, dtype=np.float64)
     white = np.empty(cells, dtype=np.float64)
     score_both(board, eggs, meta, black, white)

@@ -152,7 +152,7 @@ moves = []
 for spec in ("learned", "mcts-learned:iterations=24"):
     board, eggs, meta = rules.new_state()
     rules.seed_numba(7)
-    rules.random_playout(board, eggs, meta, 6)
+    rules.random_playout(board, eggs, meta, 14)
     agent = make_agent("what_the_shell", spec, seed=1)
     for player in (1, 2):
         view = WhatTheShellView.of(board, eggs, meta, player)
