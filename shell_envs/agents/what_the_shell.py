@@ -1,6 +1,6 @@
-"""Built-in What the Shell agents: ``random``, ``greedy`` and ``mcts``.
+"""Built-in What the Shell agents: ``random``, ``greedy``, ``mcts``, ``learned``, ``mcts-learned``.
 
-All three follow :class:`~shell_envs.agents.base.Agent`.  ``greedy`` and ``mcts`` read the
+All follow :class:`~shell_envs.agents.base.Agent`.  ``greedy`` and ``mcts`` read the
 whole position through :meth:`act_with_state` with a :class:`WhatTheShellView`; their ``act``
 decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
 not in the observation, and nothing else is lost).  The heuristics and the search are compiled
@@ -18,7 +18,7 @@ import numpy as np
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, positive_int
-from shell_envs.what_the_shell import rules, search
+from shell_envs.what_the_shell import network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
 
@@ -296,6 +296,137 @@ class MCTSAgent:
         return int(tree[search.T_CANDIDATES][0, side, choice])
 
 
+def _network(weights: str | None) -> network.Network:
+    """The shipped network, or the one in the ``weights`` file."""
+    return network.shipped() if weights is None else network.load(weights)
+
+
+class LearnedAgent:
+    """The learned network's policy alone: the legal cell with the highest own-move logit.
+
+    The network (:mod:`shell_envs.what_the_shell.network`, trained by expert iteration with
+    ``examples/train_what_the_shell_alphazero.py``) reads the position from the player's
+    point of view; no search, no torch.  ``temperature`` > 0 samples from the softmax of
+    the logits divided by it instead (seeded).
+
+    Args:
+        weights: an ``.npz`` network file (default: the one shipped with the package).
+        temperature: 0 plays the argmax; above 0, sample.
+        net: a network (tuple of arrays) instead of a file, for training code.
+        seed: seeds the sampling and the tie-breaking.
+    """
+
+    name = "learned"
+
+    def __init__(
+        self,
+        weights: str | None = None,
+        temperature: float = 0.0,
+        net: network.Network | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if not _number_in(temperature, 0.0, np.inf):
+            raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
+        self.net = network.check(net) if net is not None else _network(weights)
+        self.temperature = float(temperature)
+        self.rng = np.random.default_rng(seed)
+        self._x = np.empty(network.N_FEATURES, dtype=np.float32)
+        self._logits = np.empty(network.N_LOGITS, dtype=np.float32)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """The policy's cell for the position decoded from ``observation``."""
+        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
+        """The policy's cell for ``state.player`` among the legal cells."""
+        legal = _checked(state).legal(action_mask)
+        board, eggs, meta = state.board.copy(), state.eggs.copy(), state.meta.copy()
+        search.net_features(board, eggs, meta, state.player, self._x)
+        network.forward(self.net, self._x, self._logits)
+        logits = self._logits[legal].astype(np.float64)
+        if self.temperature == 0.0:
+            best = legal[logits >= logits.max() - 1e-6]
+            return int(self.rng.choice(best))
+        p = np.exp((logits - logits.max()) / self.temperature)
+        return int(self.rng.choice(legal, p=p / p.sum()))
+
+
+class GuidedMCTSAgent:
+    """Simultaneous-move tree search guided by the learned network (AlphaZero-style).
+
+    Each node holds both players' ``candidates`` cells with the highest network logits and
+    their priors (one forward pass, which also values the node; a decided game is valued by
+    its outcome); each side selects independently by PUCT with constant ``c_puct``
+    (:func:`search.run_guided_search`).  The move played is the root's most visited
+    candidate (ties at random, seeded).  About 30 ms a move at the default 400 iterations.
+
+    Args:
+        iterations: search iterations per move.
+        weights: an ``.npz`` network file (default: the shipped network).
+        candidates: cells considered per player and node.
+        c_puct: the PUCT exploration constant.
+        uniform: ignore the network: uniform priors and value ½ (a plain PUCT baseline).
+        net: a network (tuple of arrays) instead of a file, for training code.
+        seed: seeds the tie-breaking.
+    """
+
+    name = "mcts-learned"
+
+    def __init__(
+        self,
+        iterations: int = 400,
+        weights: str | None = None,
+        candidates: int = 8,
+        c_puct: float = 1.5,
+        uniform: bool = False,
+        net: network.Network | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if positive_int("candidates", candidates) > rules.CELLS:
+            raise ValueError(f"candidates must be at most 81, got {candidates!r}")
+        if not _number_in(c_puct, 0.0, np.inf):
+            raise ValueError(f"c_puct must be a non-negative number, got {c_puct!r}")
+        self.iterations = positive_int("iterations", iterations, high=MAX_NODES)
+        self.candidates = int(candidates)
+        self.c_puct = float(c_puct)
+        self.uniform = bool(uniform)
+        self.net = network.check(net) if net is not None else _network(weights)
+        self._tree = search.new_tree(self.iterations + 1, self.candidates)
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """Search from the position decoded from ``observation``."""
+        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
+        """Search from ``state`` and play the root's most visited candidate."""
+        legal = _checked(state).legal(action_mask)
+        side = 0 if state.player == rules.BLACK else 1
+        mask = np.zeros(rules.CELLS, dtype=np.bool_)
+        mask[legal] = True
+        tree = self._tree
+        board, eggs, meta = state.board.copy(), state.eggs.copy(), state.meta.copy()
+        search.init_guided_root(tree, board, eggs, meta, mask, self.net, self.uniform)
+        rules.seed_numba(int(self.rng.integers(2**31)))
+        search.run_guided_search(tree, self.iterations, self.net, self.uniform, self.c_puct)
+        n = int(tree[search.T_N_CANDIDATES][0, side])
+        visits = tree[search.T_VISITS][0, side, :n]
+        best = np.flatnonzero(visits >= visits.max())
+        return int(tree[search.T_CANDIDATES][0, side, self.rng.choice(best)])
+
+
 register_agent(GAME, "random", RandomAgent)
 register_agent(GAME, "greedy", GreedyAgent)
 register_agent(GAME, "mcts", MCTSAgent)
+register_agent(GAME, "learned", LearnedAgent)
+register_agent(GAME, "mcts-learned", GuidedMCTSAgent)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from shell_envs.core.jit import jit
-from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell import network, rules
 
 WINDOW = 5
 
@@ -52,7 +52,9 @@ UCB, REGRET_MATCHING = 0, 1
     T_NODE_VISITS,
     T_CHILDREN,
     T_N_NODES,
-) = range(11)
+    T_PRIORS,
+    T_LEAF,
+) = range(13)
 
 NO_CHILD = -1
 UNEXPANDED = -1
@@ -288,7 +290,8 @@ def new_tree(capacity: int, k: int) -> tuple[np.ndarray, ...]:
     Indexed by the ``T_*`` constants: boards, egg queues, metas, candidate cells
     ``[node, side, i]``, candidate counts, visits per candidate, value sums (UCB) or regrets
     (regret matching), cumulative strategies, node visits, children by joint choice
-    ``[node, black_i, white_i]``, and the node count.
+    ``[node, black_i, white_i]``, the node count, and for the guided search
+    (:func:`run_guided_search`) the candidates' priors and each node's leaf value.
     """
     return (
         np.zeros((capacity, rules.CELLS), dtype=np.int8),
@@ -302,6 +305,8 @@ def new_tree(capacity: int, k: int) -> tuple[np.ndarray, ...]:
         np.zeros(capacity, dtype=np.float64),
         np.full((capacity, k, k), NO_CHILD, dtype=np.int64),
         np.zeros(1, dtype=np.int64),
+        np.zeros((capacity, 2, k), dtype=np.float64),
+        np.zeros(capacity, dtype=np.float64),
     )
 
 
@@ -472,3 +477,210 @@ def run_search(tree, iterations, selection, exploration, gamma):
             node_visits[at] += 1.0
             _update(tree, at, 0, path_choice[i, 0], path_prob[i, 0], value, selection)
             _update(tree, at, 1, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
+
+
+SCORE_SCALE = 8.0  # net_features: log1p(|cell value|) / this; a completed five maps to ~1.4
+
+
+@jit
+def _squash(value):
+    """A cell value, log-squashed (0 for an occupied cell, scored -inf)."""
+    if value == -np.inf:
+        return 0.0
+    return np.sign(value) * np.log1p(np.abs(value)) / SCORE_SCALE
+
+
+@jit
+def net_features(board, eggs, meta, player, out):
+    """Write the network's input for ``player`` into ``out`` (``float32[N_FEATURES]``).
+
+    Seven planes of 81 (own turtles, opponent turtles, eggs, egg order, sudden death, own and
+    opponent cell values by :func:`score_both`, log-squashed) and the window evaluation
+    (:func:`evaluate`, as ``player``'s value in [-1, 1]).
+    """
+    cells = rules.CELLS
+    opponent = rules.BLACK + rules.WHITE - player
+    sudden = 1.0 if meta[rules.SUDDEN_DEATH] != 0 else 0.0
+    for cell in range(cells):
+        v = board[cell]
+        out[cell] = 1.0 if v == player else 0.0
+        out[cells + cell] = 1.0 if v == opponent else 0.0
+        out[2 * cells + cell] = 1.0 if v == rules.EGG else 0.0
+        out[3 * cells + cell] = 0.0
+        out[4 * cells + cell] = sudden
+    for i in range(meta[rules.N_EGGS]):
+        out[3 * cells + np.int64(eggs[i])] = 1.0 - i / cells  # int8 + 243 would overflow
+    black = np.empty(cells, dtype=np.float64)
+    white = np.empty(cells, dtype=np.float64)
+    score_both(board, eggs, meta, black, white)
+    for cell in range(cells):
+        own = black[cell] if player == rules.BLACK else white[cell]
+        theirs = white[cell] if player == rules.BLACK else black[cell]
+        out[5 * cells + cell] = _squash(own)
+        out[6 * cells + cell] = _squash(theirs)
+    value = evaluate(board, meta)
+    out[network.N_PLANES * cells] = (
+        2.0 * value - 1.0 if player == rules.BLACK else 1.0 - 2.0 * value
+    )
+
+
+@jit
+def _outcome_value(meta):
+    """Black's value of a decided game: 1, 0 or ½."""
+    outcome = meta[rules.OUTCOME]
+    if outcome == rules.BLACK_WINS:
+        return 1.0
+    if outcome == rules.WHITE_WINS:
+        return 0.0
+    return 0.5
+
+
+@jit
+def _net_value(net, uniform, board, eggs, meta, x, logits):
+    """Black's value of a position by the network (``logits`` filled), or ½ if ``uniform``."""
+    if meta[rules.OUTCOME] != rules.ONGOING:
+        return _outcome_value(meta)
+    if uniform:
+        logits[:] = 0.0
+        return 0.5
+    net_features(board, eggs, meta, rules.BLACK, x)
+    return network.forward(net, x, logits)
+
+
+@jit
+def _guide(tree, node, net, uniform, mask, x, logits):
+    """Value ``node`` and pick both sides' candidates: the ``k`` cells of ``mask`` with the
+    highest network logits, their priors the softmax over those; returns black's value."""
+    board = tree[T_BOARDS][node]
+    value = _net_value(net, uniform, board, tree[T_EGGS][node], tree[T_METAS][node], x, logits)
+    tree[T_LEAF][node] = value
+    cands = tree[T_CANDIDATES]
+    priors = tree[T_PRIORS]
+    k = cands.shape[2]
+    scores = np.empty(rules.CELLS, dtype=np.float64)
+    for side in range(2):
+        for cell in range(rules.CELLS):
+            legal = board[cell] == rules.EMPTY and mask[cell]
+            scores[cell] = logits[side * rules.CELLS + cell] if legal else -np.inf
+        n = _top(board, scores, k, cands[node, side])
+        while n > 0 and scores[cands[node, side, n - 1]] == -np.inf:
+            n -= 1
+        top = scores[cands[node, side, 0]] if n > 0 else 0.0
+        total = 0.0
+        for i in range(n):
+            p = np.exp(scores[cands[node, side, i]] - top)
+            priors[node, side, i] = p
+            total += p
+        for i in range(n):
+            priors[node, side, i] /= total
+        tree[T_N_CANDIDATES][node, side] = n
+    return value
+
+
+@jit
+def init_guided_root(tree, board, eggs, meta, mask, net, uniform):
+    """Make ``board`` the root of a fresh guided tree (candidates within ``mask``).
+
+    ``net`` is a network (:mod:`.network`); ``uniform`` ignores it for uniform priors and
+    value ½.  Returns black's value of the root by the network.
+    """
+    tree[T_N_NODES][0] = 1
+    _init_node(tree, 0, board, eggs, meta)
+    x = np.empty(network.N_FEATURES, dtype=np.float32)
+    logits = np.empty(network.N_LOGITS, dtype=np.float32)
+    return _guide(tree, 0, net, uniform, mask, x, logits)
+
+
+@jit
+def _select_puct(tree, node, side, c_puct):
+    """PUCT choice for ``side`` at ``node``: Q + c·P·sqrt(N)/(1+n), unvisited Q = the node's value.
+
+    Ties are broken at random (numba's generator: seed it with :func:`rules.seed_numba`).
+    """
+    n = tree[T_N_CANDIDATES][node, side]
+    visits = tree[T_VISITS]
+    values = tree[T_VALUES]
+    priors = tree[T_PRIORS]
+    leaf = tree[T_LEAF][node]
+    first = leaf if side == 0 else 1.0 - leaf
+    root_n = np.sqrt(max(tree[T_NODE_VISITS][node], 1.0))
+    best = 0
+    best_value = -np.inf
+    ties = 0
+    for i in range(n):
+        v = visits[node, side, i]
+        q = values[node, side, i] / v if v > 0.0 else first
+        score = q + c_puct * priors[node, side, i] * root_n / (1.0 + v)
+        if score > best_value + 1e-12:
+            best_value = score
+            best = i
+            ties = 1
+        elif score >= best_value - 1e-12:  # a tie: uniformly at random (reservoir), so that
+            ties += 1  # the two sides do not walk through equal choices in lockstep
+            if np.random.random() * ties < 1.0:
+                best = i
+    return best
+
+
+@jit
+def run_guided_search(tree, iterations, net, uniform, c_puct):
+    """Run ``iterations`` network-guided iterations from the root made by init_guided_root.
+
+    Both sides select independently by PUCT (:func:`_select_puct`) over their candidates; a
+    new node is valued and given priors by one network forward pass (:func:`_guide`), a decided
+    game by its outcome, and the value is credited along the path as in :func:`run_search`.
+    """
+    boards = tree[T_BOARDS]
+    egg_queues = tree[T_EGGS]
+    metas = tree[T_METAS]
+    cands = tree[T_CANDIDATES]
+    node_visits = tree[T_NODE_VISITS]
+    children = tree[T_CHILDREN]
+    n_nodes = tree[T_N_NODES]
+    capacity = boards.shape[0]
+    depth_cap = 4 * rules.CELLS
+    path_nodes = np.empty(depth_cap, dtype=np.int64)
+    path_choice = np.empty((depth_cap, 2), dtype=np.int64)
+    info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
+    work = np.zeros(rules.WORK_SHAPE, dtype=np.int8)
+    board = np.empty(rules.CELLS, dtype=np.int8)
+    eggs = np.empty(rules.CELLS, dtype=np.int8)
+    meta = np.empty(rules.META_SIZE, dtype=np.int32)
+    x = np.empty(network.N_FEATURES, dtype=np.float32)
+    logits = np.empty(network.N_LOGITS, dtype=np.float32)
+    everywhere = np.ones(rules.CELLS, dtype=np.bool_)
+    for _ in range(iterations):
+        node = 0
+        depth = 0
+        while True:
+            if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
+                value = tree[T_LEAF][node]
+                break
+            b = _select_puct(tree, node, 0, c_puct)
+            w = _select_puct(tree, node, 1, c_puct)
+            path_nodes[depth] = node
+            path_choice[depth, 0] = b
+            path_choice[depth, 1] = w
+            depth += 1
+            child = children[node, b, w]
+            if child != NO_CHILD:
+                node = child
+                continue
+            board[:] = boards[node]
+            eggs[:] = egg_queues[node]
+            meta[:] = metas[node]
+            rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info, work)
+            if n_nodes[0] < capacity:
+                child = n_nodes[0]
+                n_nodes[0] += 1
+                children[node, b, w] = child
+                _init_node(tree, child, board, eggs, meta)
+                value = _guide(tree, child, net, uniform, everywhere, x, logits)
+            else:
+                value = _net_value(net, uniform, board, eggs, meta, x, logits)
+            break
+        for i in range(depth):
+            at = path_nodes[i]
+            node_visits[at] += 1.0
+            _update(tree, at, 0, path_choice[i, 0], 1.0, value, UCB)
+            _update(tree, at, 1, path_choice[i, 1], 1.0, 1.0 - value, UCB)

@@ -246,7 +246,7 @@ def test_built_in_agents_follow_the_protocol():
 
 
 def test_registry_names_and_errors():
-    assert agent_names(GAME) == ["greedy", "mcts", "random"]
+    assert agent_names(GAME) == ["greedy", "learned", "mcts", "mcts-learned", "random"]
     assert agent_names("no_such_game") == []
     with pytest.raises(ValueError, match="unknown what_the_shell agent 'alphazero'"):
         make_agent(GAME, "alphazero")

@@ -1,4 +1,4 @@
-"""Smoke runs of the Stable-Baselines3 training examples: they train, save and evaluate."""
+"""Smoke runs of the training examples (SB3, expert iteration): they train, save and evaluate."""
 
 from __future__ import annotations
 
@@ -79,3 +79,15 @@ def test_the_pool_draws_built_in_agents_then_snapshots_too():
     assert drawn() == {id(agent) for agent in fixed}
     snapshots.append(Stub())
     assert drawn() == {id(agent) for agent in (*fixed, *snapshots)}
+
+
+def test_train_what_the_shell_alphazero_smoke(tmp_path):
+    summary = load_example("train_what_the_shell_alphazero").main(
+        ["--smoke", "--out", str(tmp_path)]
+    )
+    weights = tmp_path / "wts_network.npz"
+    assert weights.is_file() and (tmp_path / "learning_curve.png").is_file()
+    saved = json.loads((tmp_path / "curve.json").read_text())
+    assert saved["curve"] and set(summary["curve"][-1]) >= {"learned", "mcts-learned"}
+    for spec in (f"learned:weights={weights}", f"mcts-learned:weights={weights},iterations=20"):
+        assert play_match(make_agent("what_the_shell", spec), "random", games=2).games == 2

@@ -1,0 +1,89 @@
+"""Head-to-head matches of the learned What the Shell agents, seats swapped, with Wilson intervals.
+
+Each pairing plays ``--games`` games (the first agent black in the even games, white in the
+odd ones; game ``g`` uses seed ``g``); the first agent's score counts a win 1 and a draw ½,
+and its 95% Wilson interval is computed on that score.  The default pairings are the
+issue's goals: ``mcts-learned`` against ``mcts`` at the same 400 iterations, ``learned``
+against ``greedy`` and against ``mcts``::
+
+    python benchmarks/wts_learned.py --games 200 --out results/wts_learned.json
+    python benchmarks/wts_learned.py --games 20 --pair learned mcts:iterations=100
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from scipy.stats import norm
+
+from shell_envs.agents.spec import parse_spec
+from shell_envs.bench.games import play_what_the_shell
+
+PAIRS = (("mcts-learned", "mcts"), ("learned", "greedy"), ("learned", "mcts"))
+
+
+def wilson(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``score`` observed over ``n`` trials."""
+    z = norm.ppf(0.5 + confidence / 2)
+    centre = (score + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def match(first: str, second: str, games: int, max_rounds: int = 200) -> dict[str, Any]:
+    """``games`` games of ``first`` against ``second``, seats swapped; the first's results."""
+    a, b = parse_spec(first), parse_spec(second)
+    wins = draws = losses = 0
+    seconds = {a.label: [0.0, 0], b.label: [0.0, 0]}
+    for g in range(games):
+        black, white = (a, b) if g % 2 == 0 else (b, a)
+        record, clocks = play_what_the_shell(black, white, g, max_rounds)
+        mine = record["outcome"] if g % 2 == 0 else -record["outcome"]
+        wins, draws, losses = wins + (mine > 0), draws + (mine == 0), losses + (mine < 0)
+        for seat, spec in (("black", black), ("white", white)):
+            seconds[spec.label][0] += clocks[seat][0]
+            seconds[spec.label][1] += clocks[seat][1]
+    score = (wins + draws / 2) / games
+    return {
+        "first": a.label,
+        "second": b.label,
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "score": score,
+        "wilson95": list(wilson(score, games)),
+        "ms_per_move": {k: 1000 * s / max(n, 1) for k, (s, n) in seconds.items()},
+    }
+
+
+def main() -> None:
+    """Play the pairings and print (and optionally write) the results."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="games per pairing")
+    parser.add_argument("--pair", nargs=2, action="append", metavar=("FIRST", "SECOND"),
+                        help="two agent specs (repeatable; default: the goals)")  # fmt: skip
+    parser.add_argument("--out", type=Path, help="write the results here (JSON)")
+    args = parser.parse_args()
+    results = []
+    for first, second in args.pair or PAIRS:
+        start = time.perf_counter()
+        row = match(first, second, args.games)
+        row["seconds"] = time.perf_counter() - start
+        low, high = row["wilson95"]
+        print(f"{row['first']} vs {row['second']}: +{row['wins']} ={row['draws']} "
+              f"-{row['losses']}, score {row['score']:.3f} [{low:.3f}, {high:.3f}], "
+              f"ms/move {row['ms_per_move']}", flush=True)  # fmt: skip
+        results.append(row)
+        if args.out:
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""The learned What the Shell network: features, a compiled forward pass and its weights file.
+
+A small multilayer perceptron (two ReLU hidden layers) read from one player's point of view:
+its input (:func:`search.net_features`) is the five observation planes (own turtles, opponent
+turtles, eggs, egg order, sudden death), both players' one-ply cell values from
+:func:`search.score_both` (log-squashed) and the window evaluation, :data:`N_FEATURES`
+numbers in all; its outputs are the logits of the player's own move and of the opponent's
+move over the 81 cells, and the player's winning chance (a sigmoid, a draw counting ½).  One
+forward pass therefore gives the search both sides' priors and the leaf value.
+
+The weights are a tuple of numpy ``float32`` arrays (:data:`WEIGHT_NAMES`), stored as an
+``.npz`` file; the shipped one is ``shell_envs/data/wts_network.npz`` (:func:`shipped`).  The
+forward pass is numba-compiled numpy, so playing needs no torch (training does: see
+``examples/train_what_the_shell_alphazero.py``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from shell_envs.core.jit import jit
+from shell_envs.what_the_shell import rules
+
+WEIGHTS_FILE = "wts_network.npz"
+WEIGHT_NAMES = ("w1", "b1", "w2", "b2", "w_policy", "b_policy", "w_value", "b_value")
+N_PLANES = 7  # own, opponent, eggs, egg order, sudden death, own cell values, opponent's
+N_FEATURES = N_PLANES * rules.CELLS + 1  # and the window evaluation
+N_LOGITS = 2 * rules.CELLS  # own move, then the opponent's
+
+Network = tuple[np.ndarray, ...]
+
+
+@jit
+def forward(net, x, logits):
+    """One forward pass on features ``x``: writes ``logits`` (``float32[162]``), returns the value.
+
+    The value is the winning chance of the player the features were made for, in (0, 1).
+    """
+    w1, b1, w2, b2, wp, bp, wv, bv = net
+    h1 = b1.copy()
+    for i in range(x.shape[0]):
+        xi = x[i]
+        if xi != 0.0:  # the planes are mostly zero
+            for j in range(h1.shape[0]):
+                h1[j] += xi * w1[i, j]
+    h2 = b2.copy()
+    for i in range(h1.shape[0]):
+        hi = h1[i]
+        if hi > 0.0:  # ReLU
+            for j in range(h2.shape[0]):
+                h2[j] += hi * w2[i, j]
+    logits[:] = bp
+    v = bv[0]
+    for i in range(h2.shape[0]):
+        hi = h2[i]
+        if hi > 0.0:
+            for j in range(logits.shape[0]):
+                logits[j] += hi * wp[i, j]
+            v += hi * wv[i, 0]
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def zeros(hidden: int = 128) -> Network:
+    """A network of zeros: uniform priors and value ½ everywhere (the uniform network)."""
+    return (
+        np.zeros((N_FEATURES, hidden), np.float32),
+        np.zeros(hidden, np.float32),
+        np.zeros((hidden, hidden), np.float32),
+        np.zeros(hidden, np.float32),
+        np.zeros((hidden, N_LOGITS), np.float32),
+        np.zeros(N_LOGITS, np.float32),
+        np.zeros((hidden, 1), np.float32),
+        np.zeros(1, np.float32),
+    )
+
+
+def check(net: Network) -> Network:
+    """``net`` as contiguous ``float32`` arrays, after checking the shapes fit together."""
+    arrays = tuple(np.ascontiguousarray(a, dtype=np.float32) for a in net)
+    if len(arrays) != len(WEIGHT_NAMES):
+        raise ValueError(f"a network has {len(WEIGHT_NAMES)} arrays, got {len(arrays)}")
+    w1, b1, w2, b2, wp, bp, wv, bv = arrays
+    hidden = w1.shape[1] if w1.ndim == 2 else -1
+    expected = {
+        "w1": (N_FEATURES, hidden),
+        "b1": (hidden,),
+        "w2": (hidden, hidden),
+        "b2": (hidden,),
+        "w_policy": (hidden, N_LOGITS),
+        "b_policy": (N_LOGITS,),
+        "w_value": (hidden, 1),
+        "b_value": (1,),
+    }
+    for name, array in zip(WEIGHT_NAMES, arrays, strict=True):
+        if array.shape != expected[name]:
+            raise ValueError(f"weight {name} has shape {array.shape}, expected {expected[name]}")
+    return arrays
+
+
+def save(net: Network, path: str | Path) -> None:
+    """Write ``net`` to an ``.npz`` file."""
+    np.savez_compressed(path, **dict(zip(WEIGHT_NAMES, check(net), strict=True)))
+
+
+def load(path: str | Path) -> Network:
+    """Read a network from an ``.npz`` file written by :func:`save`."""
+    with np.load(path) as data:
+        missing = [name for name in WEIGHT_NAMES if name not in data]
+        if missing:
+            raise ValueError(f"{path} is not a network file: it lacks {', '.join(missing)}")
+        return check(tuple(data[name] for name in WEIGHT_NAMES))
+
+
+@cache
+def shipped() -> Network:
+    """The network shipped with the package (``shell_envs/data/wts_network.npz``)."""
+    with resources.as_file(resources.files("shell_envs.data") / WEIGHTS_FILE) as path:
+        return load(path)
