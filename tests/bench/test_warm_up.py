@@ -17,6 +17,13 @@ from shell_envs.core import jit
 BOTH = ["what_the_shell", "scorpion"]
 
 
+@pytest.fixture(autouse=True)
+def forked_helpers(monkeypatch) -> None:
+    """The helper process is forked, so it runs the stand-in below (a spawned one would import
+    the real ``warm_up``); it is spawned only once torch was imported, as earlier tests do."""
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+
+
 def recording_warm_up(folder: Path, hang_in_child: bool = False, stop_in_main: bool = False):
     """A stand-in for ``runner.warm_up`` that leaves a file ``PID-GAMES`` for each call."""
     main = os.getpid()
