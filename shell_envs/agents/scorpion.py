@@ -511,6 +511,15 @@ class LookaheadAgent(_FairAgent):
         if deal_last and deal.any() and np.any(gains[~deal] > 0):
             keep = ~deal
             roots, hashes, gains = roots[keep], hashes[keep], gains[keep]
+        values = self._values(state, roots)
+        values += TIE_BREAK * gains
+        values[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(roots[self.rng.choice(best)])
+
+    def _values(self, view: ScorpionView, roots: np.ndarray) -> np.ndarray:
+        """The mean rollout value of each of ``roots`` over sampled hidden cards."""
+        tab, lens, fd, reserve, meta = view.arrays()
         values = np.empty(roots.size, np.float64)
         search.rollout_values(
             tab,
@@ -518,21 +527,18 @@ class LookaheadAgent(_FairAgent):
             fd,
             reserve,
             meta,
-            state.unseen,
-            len(state.unseen),
+            view.unseen,
+            len(view.unseen),
             roots,
             roots.size,
-            self.samples or (RELAXED_SAMPLES if state.relaxed else CLASSIC_SAMPLES),
+            self.samples or (RELAXED_SAMPLES if view.relaxed else CLASSIC_SAMPLES),
             self.rollouts,
             self.depth,
             self.noise,
             int(self.rng.integers(2**62)),
             values,
         )
-        values += TIE_BREAK * gains
-        values[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(roots[self.rng.choice(best)])
+        return values
 
 
 @dataclass(eq=False)
@@ -801,29 +807,6 @@ class PimcAgent(LookaheadAgent):
         """Solve ``sample`` from where it stands on ``budget`` nodes."""
         result = solver.solve_quick(sample.state, budget, check=False)
         sample.verdict, sample.line, sample.nodes = result.verdict, list(result.moves), budget
-
-    def _values(self, view: ScorpionView, roots: np.ndarray) -> np.ndarray:
-        """The mean rollout value of each of ``roots`` (as :class:`LookaheadAgent` rates them)."""
-        tab, lens, fd, reserve, meta = view.arrays()
-        values = np.empty(roots.size, np.float64)
-        search.rollout_values(
-            tab,
-            lens,
-            fd,
-            reserve,
-            meta,
-            view.unseen,
-            len(view.unseen),
-            roots,
-            roots.size,
-            self.samples or (RELAXED_SAMPLES if view.relaxed else CLASSIC_SAMPLES),
-            self.rollouts,
-            self.depth,
-            self.noise,
-            int(self.rng.integers(2**62)),
-            values,
-        )
-        return values
 
     @staticmethod
     def _gains(view: ScorpionView, moves: np.ndarray, visited: np.ndarray) -> np.ndarray:

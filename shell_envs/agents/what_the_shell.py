@@ -151,7 +151,24 @@ class RandomAgent(BaseRandomAgent):
     """Uniform over the legal cells."""
 
 
-class GreedyAgent:
+class _PositionAgent:
+    """What the agents that read the whole position share: a seeded generator, and ``act`` on
+    the position decoded from a ``"planes"`` or ``"flat"`` observation (each subclass defines
+    ``act_with_state``)."""
+
+    rng: np.random.Generator
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed (a None seed keeps the current generator)."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        """:meth:`act_with_state` on the position decoded from ``observation``."""
+        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+
+class GreedyAgent(_PositionAgent):
     """One-ply heuristic: complete a five, block the opponent's, capture, extend lines.
 
     Every empty cell is scored by :func:`search.score_cells`: what the turtle adds to its
@@ -166,15 +183,6 @@ class GreedyAgent:
         self.rng = np.random.default_rng(seed)
         self._scores = np.empty(rules.CELLS, dtype=np.float64)
 
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """The best legal cell for the position decoded from ``observation``."""
-        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
-
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The best legal cell for ``state.player``."""
         legal = _checked(state).legal(action_mask)
@@ -185,7 +193,7 @@ class GreedyAgent:
         return int(self.rng.choice(best))
 
 
-class MCTSAgent:
+class MCTSAgent(_PositionAgent):
     """Simultaneous-move Monte Carlo tree search on the compiled engine.
 
     Both players' choices at a node are the ``candidates`` best cells by the greedy heuristic;
@@ -251,14 +259,9 @@ class MCTSAgent:
         self.last_iterations = 0
 
     def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-            self._fallback.reset(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """Search from the position decoded from ``observation``."""
-        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+        """Reseed, with the greedy fallback (a None seed keeps the current generators)."""
+        super().reset(seed)
+        self._fallback.reset(seed)
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """Search from ``state`` and draw the move from the root's average strategy.
@@ -301,7 +304,7 @@ def _network(weights: str | None) -> network.Network:
     return network.shipped() if weights is None else network.load(weights)
 
 
-class LearnedAgent:
+class LearnedAgent(_PositionAgent):
     """The learned network's policy alone: the legal cell with the highest own-move logit.
 
     The network (:mod:`shell_envs.what_the_shell.network`, trained by expert iteration with
@@ -333,15 +336,6 @@ class LearnedAgent:
         self._x = np.empty(network.N_FEATURES, dtype=np.float32)
         self._logits = np.empty(network.N_LOGITS, dtype=np.float32)
 
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """The policy's cell for the position decoded from ``observation``."""
-        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
-
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The policy's cell for ``state.player`` among the legal cells."""
         legal = _checked(state).legal(action_mask)
@@ -356,7 +350,7 @@ class LearnedAgent:
         return int(self.rng.choice(legal, p=p / p.sum()))
 
 
-class GuidedMCTSAgent:
+class GuidedMCTSAgent(_PositionAgent):
     """Simultaneous-move tree search guided by the learned network (AlphaZero-style).
 
     Each node holds both players' ``candidates`` cells with the highest network logits and
@@ -398,15 +392,6 @@ class GuidedMCTSAgent:
         self.net = network.check(net) if net is not None else _network(weights)
         self._tree = search.new_tree(self.iterations + 1, self.candidates)
         self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """Search from the position decoded from ``observation``."""
-        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """Search from ``state`` and play the root's most visited candidate."""
