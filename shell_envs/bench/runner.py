@@ -271,7 +271,7 @@ def warm_up_games(
     others = [g for g in games_played[1:] if not is_cached(*_compiled_entry_points([g]))][
         : max(workers - 1, 0)
     ]
-    context = multiprocessing.get_context("spawn" if "torch" in sys.modules else "fork")
+    context = _process_context()
     helpers = [
         context.Process(target=_fill_cache, args=([g], tuple(rules), builtin), daemon=True)
         for g in others
@@ -288,6 +288,13 @@ def warm_up_games(
             if helper.is_alive():
                 helper.kill()
                 helper.join()
+
+
+def _process_context() -> Any:
+    """How the bench starts its processes: the platform's default (forked on Linux), spawned
+    once torch has run here (a model agent loaded by check_agents), since a forked copy of
+    such a process can hang in torch's thread pool."""
+    return multiprocessing.get_context("spawn" if "torch" in sys.modules else None)
 
 
 def _fill_cache(games_played: list[str], rules: tuple[str, ...], agents: tuple) -> None:
@@ -379,10 +386,9 @@ def _run_pool(
     collect: Callable[[int, tuple[dict[str, Any], Any]], None],
 ) -> None:
     """Play the tasks on ``workers`` processes, collecting each as it finishes."""
-    # once torch has run here (a model agent loaded by check_agents), workers are spawned:
-    # a forked copy of such a process can hang in torch's thread pool
-    context = multiprocessing.get_context("spawn") if "torch" in sys.modules else None
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_ignore_interrupts)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=_process_context(), initializer=_ignore_interrupts
+    )
     try:
         pending = {pool.submit(_play, plan[k]): int(k) for k in order}
         while pending:
