@@ -143,13 +143,14 @@ def test_ctrl_c_stops_bench_promptly_and_keeps_what_finished(tmp_path: Path):
         # as from a terminal: an ignored or blocked SIGINT (left by an earlier test) would be
         # inherited, and the bench would never see the Ctrl-C
         preexec_fn=_default_sigint,
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
     )
     time.sleep(15)  # imports, workers started, usually a few games done
     assert process.poll() is None, process.communicate()
     sent = time.perf_counter()
-    os.kill(process.pid, signal.SIGINT)  # the terminal sends it to the workers too
-    for child in _children(process.pid):
-        os.kill(child, signal.SIGINT)
+    # as a terminal does: one SIGINT to the whole group, the bench and its workers together
+    # (signalling them one by one raced with the bench stopping its workers)
+    os.killpg(process.pid, signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     stopped = time.perf_counter() - sent
     assert stopped < 10, (stopped, stderr[-2000:])
@@ -167,15 +168,6 @@ def _default_sigint() -> None:
     """In the child before exec: SIGINT handled by default and not blocked."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-
-
-def _children(pid: int) -> list[int]:
-    """Child process ids of ``pid`` (Linux /proc; empty elsewhere)."""
-    try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
-    except OSError:
-        return []
-    return [int(x) for x in text.split()]
 
 
 def test_an_interrupted_bench_writes_the_games_that_finished(tmp_path: Path, monkeypatch):
