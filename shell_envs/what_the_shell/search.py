@@ -414,6 +414,36 @@ def _update(tree, node, side, chosen, prob, reward, selection):
 
 
 @jit
+def _play_child(tree, node, b, w, board, eggs, meta, info, work):
+    """Play both sides' choices ``b``, ``w`` at ``node`` into ``board``/``eggs``/``meta`` and
+    keep the result as a new child node while capacity lasts; returns it, or NO_CHILD."""
+    board[:] = tree[T_BOARDS][node]
+    eggs[:] = tree[T_EGGS][node]
+    meta[:] = tree[T_METAS][node]
+    cands = tree[T_CANDIDATES]
+    rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info, work)
+    n_nodes = tree[T_N_NODES]
+    if n_nodes[0] == tree[T_BOARDS].shape[0]:
+        return NO_CHILD
+    child = n_nodes[0]
+    n_nodes[0] += 1
+    tree[T_CHILDREN][node, b, w] = child
+    _init_node(tree, child, board, eggs, meta)
+    return child
+
+
+@jit
+def _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection):
+    """Credit black's ``value`` (white's is its complement) to both choices at every node of
+    the path down to ``depth``."""
+    for i in range(depth):
+        at = path_nodes[i]
+        tree[T_NODE_VISITS][at] += 1.0
+        _update(tree, at, 0, path_choice[i, 0], path_prob[i, 0], value, selection)
+        _update(tree, at, 1, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
+
+
+@jit
 def run_search(tree, iterations, selection, exploration, gamma):
     """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
 
@@ -422,14 +452,9 @@ def run_search(tree, iterations, selection, exploration, gamma):
     and credits the value along the path.
     """
     boards = tree[T_BOARDS]
-    egg_queues = tree[T_EGGS]
     metas = tree[T_METAS]
-    cands = tree[T_CANDIDATES]
     n_cands = tree[T_N_CANDIDATES]
-    node_visits = tree[T_NODE_VISITS]
     children = tree[T_CHILDREN]
-    n_nodes = tree[T_N_NODES]
-    capacity = boards.shape[0]
     depth_cap = 4 * rules.CELLS
     path_nodes = np.empty(depth_cap, dtype=np.int64)
     path_choice = np.empty((depth_cap, 2), dtype=np.int64)
@@ -461,22 +486,10 @@ def run_search(tree, iterations, selection, exploration, gamma):
             if child != NO_CHILD:
                 node = child
                 continue
-            board[:] = boards[node]
-            eggs[:] = egg_queues[node]
-            meta[:] = metas[node]
-            rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info, work)
-            if n_nodes[0] < capacity:
-                child = n_nodes[0]
-                n_nodes[0] += 1
-                children[node, b, w] = child
-                _init_node(tree, child, board, eggs, meta)
+            _play_child(tree, node, b, w, board, eggs, meta, info, work)
             value = evaluate(board, meta)
             break
-        for i in range(depth):
-            at = path_nodes[i]
-            node_visits[at] += 1.0
-            _update(tree, at, 0, path_choice[i, 0], path_prob[i, 0], value, selection)
-            _update(tree, at, 1, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
+        _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection)
 
 
 SCORE_SCALE = 8.0  # net_features: log1p(|cell value|) / this; a completed five maps to ~1.4
@@ -630,17 +643,12 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
     new node is valued and given priors by one network forward pass (:func:`_guide`), a decided
     game by its outcome, and the value is credited along the path as in :func:`run_search`.
     """
-    boards = tree[T_BOARDS]
-    egg_queues = tree[T_EGGS]
     metas = tree[T_METAS]
-    cands = tree[T_CANDIDATES]
-    node_visits = tree[T_NODE_VISITS]
     children = tree[T_CHILDREN]
-    n_nodes = tree[T_N_NODES]
-    capacity = boards.shape[0]
     depth_cap = 4 * rules.CELLS
     path_nodes = np.empty(depth_cap, dtype=np.int64)
     path_choice = np.empty((depth_cap, 2), dtype=np.int64)
+    path_prob = np.ones((depth_cap, 2), dtype=np.float64)
     info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
     work = np.zeros(rules.WORK_SHAPE, dtype=np.int8)
     board = np.empty(rules.CELLS, dtype=np.int8)
@@ -666,21 +674,10 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
             if child != NO_CHILD:
                 node = child
                 continue
-            board[:] = boards[node]
-            eggs[:] = egg_queues[node]
-            meta[:] = metas[node]
-            rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info, work)
-            if n_nodes[0] < capacity:
-                child = n_nodes[0]
-                n_nodes[0] += 1
-                children[node, b, w] = child
-                _init_node(tree, child, board, eggs, meta)
+            child = _play_child(tree, node, b, w, board, eggs, meta, info, work)
+            if child != NO_CHILD:
                 value = _guide(tree, child, net, uniform, everywhere, x, logits)
             else:
                 value = _net_value(net, uniform, board, eggs, meta, x, logits)
             break
-        for i in range(depth):
-            at = path_nodes[i]
-            node_visits[at] += 1.0
-            _update(tree, at, 0, path_choice[i, 0], 1.0, value, UCB)
-            _update(tree, at, 1, path_choice[i, 1], 1.0, 1.0 - value, UCB)
+        _backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB)

@@ -117,6 +117,26 @@ def test_guided_search_finds_the_winning_cell():
     assert make_agent("what_the_shell", "learned").act_with_state(view, board == rules.EMPTY) == 40
 
 
+def test_both_searches_keep_to_a_full_tree():
+    # far more iterations than nodes: once the tree is full, new positions are valued without
+    # being kept, every visit is still credited, and the node count never passes capacity
+    board, eggs, meta = rules.new_state()
+    mask = np.ones(rules.CELLS, dtype=np.bool_)
+    net = network.shipped()
+    for guided in (False, True):
+        tree = search.new_tree(12, 8)
+        if guided:
+            search.init_guided_root(tree, board, eggs, meta, mask, net, False)
+            search.run_guided_search(tree, 400, net, False, 1.5)
+        else:
+            search.init_root(tree, board, eggs, meta, mask)
+            search.run_search(tree, 400, search.UCB, 1.0, 0.1)
+        assert tree[search.T_N_NODES][0] == 12
+        assert tree[search.T_NODE_VISITS][0] == 400
+        assert tree[search.T_VISITS][0, 0].sum() == tree[search.T_VISITS][0, 1].sum() == 400
+        assert (tree[search.T_CHILDREN][:12] < 12).all()
+
+
 def test_agents_play_legal_seeded_moves():
     for spec in ("learned", "mcts-learned:iterations=60", "learned:temperature=1.0"):
         moves = []
