@@ -4,14 +4,14 @@
         --agents pimc --out benchmarks/results/scorpion_fair_agents
 
 Every agent plays each deal exactly as the bench does (:func:`shell_envs.bench.patience.
-play_deal`, one worker process), deciding from a :class:`~shell_envs.agents.scorpion.
-ScorpionView` only.  The bench's ``test`` deals are numbers 5000–9999 (``dev``, 0–4999, is for
-tuning).  Each game goes to ``OUT.jsonl`` as it ends (agent, rules, deal, won, score, moves,
-seconds spent deciding), so a stopped run resumes where it left off.  The Markdown table
-(``OUT.md``) gives per rule and agent: deals, win rate with a Wilson 95% interval, the share
-of the winnable deals won, mean score, mean moves, mean decision time per move, and the
-thoughtful ceiling of the same deals (the share the shipped solver verdicts,
-:func:`shell_envs.scorpion.winnable.deal_verdicts`, prove winnable).
+play_deal`; ``--workers`` processes, one game at a time each), deciding from a
+:class:`~shell_envs.agents.scorpion.ScorpionView` only.  The bench's ``test`` deals are
+numbers 5000–9999 (``dev``, 0–4999, is for tuning).  Each game goes to ``OUT.jsonl`` as it
+ends (agent, rules, deal, won, score, moves, seconds spent deciding), so a stopped run resumes
+where it left off.  The Markdown table (``OUT.md``) gives per rule and agent: deals, win rate
+with a Wilson 95% interval, the share of the winnable deals won, mean score, mean moves, mean
+decision time per move, and the thoughtful ceiling of the same deals (the share the shipped
+solver verdicts, :func:`shell_envs.scorpion.winnable.deal_verdicts`, prove winnable).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import argparse
 import datetime
 import json
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -59,20 +60,26 @@ class TimedAgent:
         return action
 
 
-def run(rules: str, agent_name: str, deals: list[int], path: Path) -> None:
-    """Play ``deals`` not yet in ``path`` and append one JSON line per game."""
+def play(rules: str, agent_name: str, deal: int) -> dict[str, Any]:
+    """One game of ``agent_name`` on ``deal``, as its JSON record (seconds spent deciding)."""
+    agent = TimedAgent(make_agent("scorpion", agent_name, seed=0, rules=rules))
+    won, score, moves, end = play_deal(agent, deal, rules)
+    game = {"rules": rules, "agent": agent_name, "deal": deal, "won": won}
+    game.update(score=score, moves=moves, end=end, seconds=agent.seconds)
+    return game
+
+
+def run(rules: str, agent_name: str, deals: list[int], path: Path, workers: int = 1) -> None:
+    """Play ``deals`` not yet in ``path`` (on ``workers`` processes) and append one JSON line
+    per game as it ends."""
     done = {(g["rules"], g["agent"], g["deal"]) for g in read_games(path)}
     todo = [d for d in deals if (rules, agent_name, d) not in done]
     if not todo:
         return
-    agent = TimedAgent(make_agent("scorpion", agent_name, seed=0, rules=rules))
-    with path.open("a", encoding="utf-8") as out:
-        for deal in todo:
-            agent.seconds = 0.0
-            won, score, moves, end = play_deal(agent, deal, rules)
-            game = {"rules": rules, "agent": agent_name, "deal": deal, "won": won}
-            game.update(score=score, moves=moves, end=end, seconds=agent.seconds)
-            out.write(json.dumps(game) + "\n")
+    with path.open("a", encoding="utf-8") as out, ProcessPoolExecutor(workers) as pool:
+        futures = [pool.submit(play, rules, agent_name, deal) for deal in todo]
+        for future in as_completed(futures):
+            out.write(json.dumps(future.result()) + "\n")
             out.flush()
 
 
@@ -122,6 +129,7 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=5000, help="first deal number (test: 5000)")
     parser.add_argument("--deals", type=int, default=1000, help="how many deals from --first")
     parser.add_argument("--out", default="benchmarks/results/scorpion_fair_agents")
+    parser.add_argument("--workers", type=int, default=1, help="processes playing deals")
     parser.add_argument("--report", action="store_true", help="only write the table")
     args = parser.parse_args()
     out = Path(args.out)
@@ -131,7 +139,7 @@ def main() -> None:
     if not args.report:
         for rules in args.rules:
             for agent in args.agents:
-                run(rules, agent, deals, games_path)
+                run(rules, agent, deals, games_path, args.workers)
     text = (
         f"Scorpion fair agents, deals {args.first}–{args.first + args.deals - 1}, "
         f"{datetime.date.today()}\n\n{table(read_games(games_path), deals)}\n\n"

@@ -44,6 +44,7 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "resolve": False,
         "exact": 0,
         "rollout_order": False,
+        "reveal_first": False,
         "grow": 1,
     },
     "relaxed": {
@@ -56,6 +57,7 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "resolve": True,
         "exact": 24,
         "rollout_order": True,
+        "reveal_first": True,
         "grow": 8,
     },
 }
@@ -600,6 +602,10 @@ class PimcAgent(LookaheadAgent):
             many (0: never; at most :data:`MAX_EXACT`).
         rollout_order: with ``check_lines``, try the candidates in order of their rollout
             value (as ``lookahead`` rates moves) instead of how many lines propose them.
+        reveal_first: among moves that win in equally many samples (with ``check_lines``: as
+            the first candidates tried), prefer one that turns a face-down card or deals the
+            reserve: a sample's line may win only by knowing the cards, and seeing them sooner
+            leaves fewer decisions to guess.
         grow: an undecided sample is solved again on up to this many times ``max_nodes``.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
@@ -620,6 +626,7 @@ class PimcAgent(LookaheadAgent):
         resolve: bool | None = None,
         exact: int | None = None,
         rollout_order: bool | None = None,
+        reveal_first: bool | None = None,
         grow: int | None = None,
         seed: int | None = None,
         rules: str = "classic",
@@ -641,6 +648,7 @@ class PimcAgent(LookaheadAgent):
             ("check_lines", check_lines),
             ("resolve", resolve),
             ("rollout_order", rollout_order),
+            ("reveal_first", reveal_first),
         ):
             if value is not None:
                 self.options[key] = flag(key, value)
@@ -727,11 +735,17 @@ class PimcAgent(LookaheadAgent):
         ties go to the earlier move).  Verdicts found are kept for :meth:`_advance`.
         """
         gains = self._gains(view, np.array(proposed, np.int64), visited)
+        reveal = self._reveals(proposed) if self.option("reveal_first", view.relaxed) else {}
         if self.option("rollout_order", view.relaxed):
             gains = gains * TIE_BREAK + self._values(view, np.array(proposed, np.int64))
-            order = sorted(range(len(proposed)), key=lambda i: -gains[i])
+            order = sorted(
+                range(len(proposed)), key=lambda i: (-reveal.get(proposed[i], 0), -gains[i])
+            )
         else:
-            order = sorted(range(len(proposed)), key=lambda i: (-counts[proposed[i]], -gains[i]))
+            order = sorted(
+                range(len(proposed)),
+                key=lambda i: (-reveal.get(proposed[i], 0), -counts[proposed[i]], -gains[i]),
+            )
         won = [sample for sample in self._pool if sample.verdict == solver.WON]
         best, best_miss = proposed[order[0]], len(won) + 1
         for i in order:
@@ -749,6 +763,17 @@ class PimcAgent(LookaheadAgent):
             if best_miss == 0:
                 break
         return best
+
+    def _reveals(self, moves: list[int]) -> dict[int, int]:
+        """For each of ``moves``, 1 if it turns a face-down card or deals the reserve (the same
+        in every determinization, so the first sample tells), else 0."""
+        before = _hidden(self._pool[0].state)
+        out = {}
+        for move in moves:
+            state = self._pool[0].state.copy()
+            rules.apply_action(*state.arrays, move)
+            out[move] = int(_hidden(state) < before)
+        return out
 
     def _enumerate(self, view: ScorpionView) -> bool:
         """With few hidden cards (at most ``exact`` arrangements), make the pool every
@@ -825,6 +850,10 @@ class PimcAgent(LookaheadAgent):
         if moves.size == 1:
             return int(moves[0])
         roots = moves.astype(np.int64)
+        if self.option("reveal_first", view.relaxed) and self._pool:
+            reveal = self._reveals([int(m) for m in roots])
+            if any(reveal.values()):
+                roots = np.array([m for m in roots if reveal[int(m)]], np.int64)
         gains = self._gains(view, roots, visited)
         best = np.flatnonzero(gains >= gains.max() - 1e-9)
         return int(roots[self.rng.choice(best)])
@@ -842,6 +871,11 @@ class PimcAgent(LookaheadAgent):
                 else:  # the move left its line: unknown, and no budget spent on it yet
                     sample.verdict, sample.line, sample.nodes = solver.UNKNOWN, [], 0
             sample.children = {}
+
+
+def _hidden(state: ScorpionState) -> int:
+    """How many cards of a full state a player cannot see: face down, or in the reserve."""
+    return int(state.fd.sum()) + int(np.count_nonzero(state.reserve >= 0))
 
 
 def _hidden_places(view: ScorpionView) -> list[tuple[int, int]]:
