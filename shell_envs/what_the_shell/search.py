@@ -414,6 +414,23 @@ def _update(tree, node, side, chosen, prob, reward, selection):
 
 
 @jit
+def _scratch():
+    """Work arrays of one search: the path (nodes, both choices and their probabilities, as
+    deep as a game can go) and a position to play a round on."""
+    depth_cap = 4 * rules.CELLS
+    return (
+        np.empty(depth_cap, dtype=np.int64),
+        np.empty((depth_cap, 2), dtype=np.int64),
+        np.ones((depth_cap, 2), dtype=np.float64),
+        np.zeros(rules.INFO_SIZE, dtype=np.int32),
+        np.zeros(rules.WORK_SHAPE, dtype=np.int8),
+        np.empty(rules.CELLS, dtype=np.int8),
+        np.empty(rules.CELLS, dtype=np.int8),
+        np.empty(rules.META_SIZE, dtype=np.int32),
+    )
+
+
+@jit
 def _play_child(tree, node, b, w, board, eggs, meta, info, work):
     """Play both sides' choices ``b``, ``w`` at ``node`` into ``board``/``eggs``/``meta`` and
     keep the result as a new child node while capacity lasts; returns it, or NO_CHILD."""
@@ -455,16 +472,9 @@ def run_search(tree, iterations, selection, exploration, gamma):
     metas = tree[T_METAS]
     n_cands = tree[T_N_CANDIDATES]
     children = tree[T_CHILDREN]
-    depth_cap = 4 * rules.CELLS
-    path_nodes = np.empty(depth_cap, dtype=np.int64)
-    path_choice = np.empty((depth_cap, 2), dtype=np.int64)
-    path_prob = np.empty((depth_cap, 2), dtype=np.float64)
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = _scratch()
+    depth_cap = path_nodes.size
     sigma = np.empty(1, dtype=np.float64)
-    info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
-    work = np.zeros(rules.WORK_SHAPE, dtype=np.int8)
-    board = np.empty(rules.CELLS, dtype=np.int8)
-    eggs = np.empty(rules.CELLS, dtype=np.int8)
-    meta = np.empty(rules.META_SIZE, dtype=np.int32)
     for _ in range(iterations):
         node = 0
         depth = 0
@@ -645,15 +655,8 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
     """
     metas = tree[T_METAS]
     children = tree[T_CHILDREN]
-    depth_cap = 4 * rules.CELLS
-    path_nodes = np.empty(depth_cap, dtype=np.int64)
-    path_choice = np.empty((depth_cap, 2), dtype=np.int64)
-    path_prob = np.ones((depth_cap, 2), dtype=np.float64)
-    info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
-    work = np.zeros(rules.WORK_SHAPE, dtype=np.int8)
-    board = np.empty(rules.CELLS, dtype=np.int8)
-    eggs = np.empty(rules.CELLS, dtype=np.int8)
-    meta = np.empty(rules.META_SIZE, dtype=np.int32)
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = _scratch()
+    depth_cap = path_nodes.size
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
     everywhere = np.ones(rules.CELLS, dtype=np.bool_)
