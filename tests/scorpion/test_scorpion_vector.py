@@ -188,7 +188,7 @@ def test_reseeding_restarts_each_envs_deals():
 
 
 def test_deal_pool_draws_every_later_deal_from_it():
-    env = ScorpionVectorEnv(3, max_moves=1)
+    env = ScorpionVectorEnv(3, max_moves=1, autoreset_mode="same_step")
     env.set_deal_pool([7, 11])
     _, info = env.reset(seed=100)
     assert info["deal"].tolist() == [100, 101, 102]  # seeds still come first
