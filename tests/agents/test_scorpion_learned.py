@@ -105,7 +105,8 @@ def test_learned_agent_is_deterministic_for_a_seed_and_plays_legal_moves():
 
 def test_weights_option_and_bad_files(tmp_path):
     shipped = network.shipped()
-    assert (Path(network.__file__).parent.parent / "data" / network.WEIGHTS_FILE).stat().st_size < 100_000
+    data = Path(network.__file__).parent.parent / "data"
+    assert (data / network.WEIGHTS_FILE).stat().st_size < 100_000
     path = tmp_path / "net.npz"
     flipped = list(shipped)
     flipped[0] = -flipped[0]  # another network: it must be the one used
