@@ -189,10 +189,6 @@ class MoveVecEnv(VecEnvWrapper):
         masks = np.arange(network.N_SLOTS)[None, :] < self.counts[:, None]
         return list(masks[list(self._get_indices(indices))])
 
-    def _get_indices(self, indices: Any) -> Any:
-        """Indices as SB3's VecEnv reads them."""
-        return self.venv._get_indices(indices)
-
 
 class MoveScorer(nn.Module):
     """Scores each candidate move alike (policy); values the position from all of them."""

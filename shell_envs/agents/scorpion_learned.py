@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from shell_envs.agents.scorpion import ScorpionView, _FairAgent, _view
+from shell_envs.core.validation import number_in
 from shell_envs.scorpion import network
 from shell_envs.scorpion.rules import N_ACTIONS
 
@@ -40,14 +41,9 @@ class LearnedAgent(_FairAgent):
         rules: str = "classic",
     ) -> None:
         super().__init__(seed, rules)
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+        if not number_in(temperature, 0.0, np.inf) or temperature == np.inf:
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
-        if not 0.0 <= temperature < np.inf:
-            raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
-        if net is not None:
-            self.net = network.check(net)
-        else:
-            self.net = network.shipped() if weights is None else network.load(weights)
+        self.net = network.FORMAT.choose(weights, net)
         self.temperature = float(temperature)
         self._feats = np.empty((N_ACTIONS, network.N_FEATURES), np.float32)
         self._moves = np.empty(N_ACTIONS, np.int64)

@@ -25,10 +25,6 @@ in an ``.npz`` file; the shipped one is ``shell_envs/data/scorpion_network.npz``
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-from pathlib import Path
-
 import numpy as np
 
 from shell_envs.core import weights
@@ -315,23 +311,8 @@ def shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     }
 
 
-def check(net: Network) -> Network:
-    """``net`` as contiguous ``float32`` arrays, after checking the shapes fit together."""
-    return weights.check(net, WEIGHT_NAMES, shapes)
-
-
-def save(net: Network, path: str | Path) -> None:
-    """Write ``net`` to an ``.npz`` file."""
-    weights.save(check(net), WEIGHT_NAMES, path)
-
-
-def load(path: str | Path) -> Network:
-    """Read a network from an ``.npz`` file written by :func:`save`."""
-    return check(weights.load(path, WEIGHT_NAMES))
-
-
-@cache
-def shipped() -> Network:
-    """The network shipped with the package (``shell_envs/data/scorpion_network.npz``)."""
-    with resources.as_file(resources.files("shell_envs.data") / WEIGHTS_FILE) as path:
-        return load(path)
+FORMAT = weights.NetworkFormat(WEIGHT_NAMES, shapes, WEIGHTS_FILE)
+check = FORMAT.check  # the arrays as float32, shapes checked
+save = FORMAT.save  # to an .npz file
+load = FORMAT.load  # from an .npz file written by save
+shipped = FORMAT.shipped  # the network in shell_envs/data/scorpion_network.npz

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -18,20 +17,11 @@ from shell_envs.agents.scorpion_learned import LearnedAgent
 from shell_envs.bench.patience import play_deal
 from shell_envs.scorpion import network, rules
 from tests.agents.test_scorpion_agents import mask_of, random_states
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_scorpion.py"
-
-
-def load_example():
-    """Import the training example (the folder is not a package)."""
-    spec = importlib.util.spec_from_file_location("train_scorpion", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.examples.test_train_examples import load_example
 
 
 def test_numpy_forward_equals_torch_forward():
-    example = load_example()
+    example = load_example("train_scorpion")
     torch.manual_seed(0)
     scorer = example.MoveScorer(hidden=16, init_gain=5.0)
     for p in scorer.parameters():  # larger weights than the init, so every unit matters
