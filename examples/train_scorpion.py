@@ -1,15 +1,39 @@
-"""Train MaskablePPO on Scorpion with the batched env; evaluate against the built-in agents.
+"""Train the learned Scorpion agent: MaskablePPO on the batched env, a move-scoring policy.
 
 The learner plays ``--num-envs`` games side by side in one compiled loop
-(:class:`shell_envs.integrations.sb3.ScorpionVecEnv`) with the legal-move masks of every game,
-on the default ``"tableau"`` observations and the score as reward.  Every ``--eval-every``
-steps it plays the evaluation deals on the batched env (a quick learning curve).  At the end
-the model, the built-in ``random`` and ``greedy`` agents all play the same deals in the format
-of ``shell-envs bench`` (its deal numbers, move cap and end rules).  The policy samples its
-moves: its single most likely move has no memory and can cycle (``--deterministic`` to see).
-Writes ``model.zip``, ``results.json`` and ``learning_curve.png`` under ``--out``::
+(:class:`shell_envs.integrations.sb3.ScorpionVecEnv`).  Its observation is not the table but
+the candidate moves (:mod:`shell_envs.scorpion.network`): up to 128 of them, each described
+by 26 features of the player's view (the change in the hand-written evaluation, the points,
+a card turned, a sequence removed, what can be played next, ...); its action is one of them.
+One small network scores every move alike (a linear term plus a two-layer tanh perceptron),
+so a position's hundreds of possible actions are no obstacle.  The linear term starts as a
+two-move greedy policy (``--init-gain`` times the evaluation change, half that times the best
+next move's), so PPO starts from a sensible policy whose samples are close to its best moves.
+The value head reads the mean and maximum of the moves' features.  About 45 minutes on one
+core at the defaults (2M steps); the shipped network is such a run.
 
-    python examples/train_scorpion.py --timesteps 300000
+What keeps PPO from its usual failures here:
+
+- **cycling**: pointless king shuffles and moves back into a position already seen are not
+  candidates (the loop-avoiding mask, the memory ``greedy`` keeps); a game left with nothing
+  else, or with :data:`~shell_envs.bench.patience.STALL_MOVES` moves in a row that turn no
+  card, deal nothing and remove nothing, ends there, as the bench ends it;
+- **reward**: the score change divided by 100, plus ``--win-bonus`` for a won game, so the
+  return is the bench's final score (in hundreds) with wins worth more; rewards normalised
+  by ``VecNormalize`` (not the observations);
+- **curriculum**: for the first ``--curriculum`` share of the steps, only deals the solver
+  proved winnable (the shipped list, :func:`shell_envs.scorpion.winnable.winnable_seeds`,
+  taken from the bench's ``dev`` deals after the evaluation ones), then every deal (deal
+  numbers from 2**40 on).  The bench's ``test`` deals (5000–9999) are never trained on.
+
+Every ``--eval-every`` steps the policy, exported to numpy, plays the first ``--eval-deals``
+``dev`` deals as ``make_agent("scorpion", "learned")`` does (its best move, no sampling); the
+one with the best mean score is kept, and at the end it and ``greedy`` play them in the
+bench's format.  The learning rate decays linearly to 0.  Writes ``network.npz`` (the kept
+agent's weights: load them with ``make_agent("scorpion", "learned", weights=...)``),
+``model.zip`` (the last policy), ``results.json`` and ``learning_curve.png`` under ``--out``::
+
+    python examples/train_scorpion.py
     python examples/train_scorpion.py --smoke --out /tmp/scorpion   # seconds, for tests
 
 Needs the extra ``train`` (stable-baselines3, sb3-contrib, matplotlib).
@@ -26,61 +50,254 @@ from typing import Any
 import numba
 import numpy as np
 import torch
+from gymnasium import spaces
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
+from torch import nn
 
-from shell_envs.agents import PolicyAgent
-from shell_envs.bench.patience import MAX_MOVES, deal_numbers
+from shell_envs.agents.scorpion_learned import LearnedAgent
+from shell_envs.bench.patience import DEAL_SETS, MAX_MOVES, STALL_MOVES, deal_numbers
 from shell_envs.integrations.evaluation import ScorpionResult, play_scorpion
-from shell_envs.integrations.sb3 import ScorpionVecEnv, evaluate_scorpion_model
+from shell_envs.integrations.sb3 import ScorpionVecEnv
+from shell_envs.scorpion import network, rules
+from shell_envs.scorpion.winnable import winnable_seeds
 
-BASELINES = ("random", "greedy")
-TRAIN_DEALS = 2**40  # training starts from deal numbers far from the bench's 0, 1, 2, ...
+TRAIN_DEALS = 2**40  # training deals start far from the bench's 0–9999
+SCORE_SCALE = 100.0  # rewards are score changes in hundreds of points
+F = network.N_FEATURES
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options; ``--smoke`` shrinks every budget to a few seconds."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--timesteps", type=int, default=300_000, help="training steps (all games)")
-    p.add_argument("--num-envs", type=int, default=16, help="games stepped together")
-    p.add_argument("--n-steps", type=int, default=256, help="rollout length per game")
+    p.add_argument("--timesteps", type=int, default=2_000_000, help="training steps (all games)")
+    p.add_argument("--num-envs", type=int, default=32, help="games stepped together")
+    p.add_argument("--n-steps", type=int, default=128, help="rollout length per game")
     p.add_argument("--batch-size", type=int, default=512)
     p.add_argument("--n-epochs", type=int, default=4)
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--ent-coef", type=float, default=0.01)
+    p.add_argument("--lr", type=float, default=3e-4, help="learning rate, decaying to 0")
+    p.add_argument("--ent-coef", type=float, default=0.003)
+    p.add_argument("--gamma", type=float, default=0.995)
+    p.add_argument("--hidden", type=int, default=64, help="units per hidden layer")
+    p.add_argument("--init-gain", type=float, default=20.0, help="start: scores = gain x this")
+    p.add_argument("--win-bonus", type=float, default=2.0, help="reward for a won game")
+    p.add_argument("--curriculum", type=float, default=0.2, help="share on winnable deals")
     p.add_argument("--rules", choices=("classic", "relaxed"), default="classic")
-    p.add_argument("--reward", choices=("score", "win"), default="score")
-    p.add_argument("--max-moves", type=int, default=MAX_MOVES, help="moves before truncation")
-    p.add_argument("--eval-every", type=int, default=50_000, help="steps between evaluations")
-    p.add_argument("--eval-deals", type=int, default=200, help="evaluation deals (the bench's)")
-    p.add_argument("--deterministic", action="store_true", help="evaluate the most likely moves")
+    p.add_argument("--eval-every", type=int, default=100_000, help="steps between evaluations")
+    p.add_argument("--eval-deals", type=int, default=1000, help="evaluation deals (bench dev)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch and numba threads")
-    p.add_argument("--out", type=Path, default=Path("results/scorpion_ppo"))
+    p.add_argument("--out", type=Path, default=Path("results/scorpion_learned"))
     p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
     args = p.parse_args(argv)
     if args.smoke:
         args.timesteps, args.num_envs, args.n_steps, args.batch_size = 256, 4, 32, 64
-        args.n_epochs, args.eval_every, args.eval_deals, args.max_moves = 1, 128, 4, 60
+        args.n_epochs, args.eval_every, args.eval_deals, args.hidden = 1, 128, 2, 8
     return args
 
 
-class EvalCallback(BaseCallback):
-    """Evaluate the policy on the held-out deals every ``every`` steps and record the curve."""
+class MoveVecEnv(VecEnvWrapper):
+    """The batched env as the learner sees it: candidate moves in, the index of one out.
 
-    def __init__(
-        self, every: int, deals: list[int], deterministic: bool, env_kwargs: dict[str, Any]
-    ) -> None:
+    Observations are ``float32[N_SLOTS * N_FEATURES]`` (:func:`network.batch_features`), the
+    mask marks the candidates; rewards are shaped as the module doc says.  Games the learner
+    gives up on (only revisits or shuffles left, or a stall) end with a terminal observation.
+    """
+
+    def __init__(self, venv: ScorpionVecEnv, win_bonus: float) -> None:
+        space = spaces.Box(-np.inf, np.inf, (network.N_SLOTS * F,), np.float32)
+        super().__init__(
+            venv, observation_space=space, action_space=spaces.Discrete(network.N_SLOTS)
+        )
+        self.batch = venv.venv
+        self.win_bonus = win_bonus
+        n = self.num_envs
+        self.visited = np.zeros((n, network.MAX_VISITED), np.int64)
+        self.n_visited = np.zeros(n, np.int64)
+        self.quiet = np.zeros(n, np.int64)
+        self.feats = np.zeros((n, network.N_SLOTS, F), np.float32)
+        self.slots = np.full((n, network.N_SLOTS), -1, np.int64)
+        self.counts = np.zeros(n, np.int64)
+        self.levels = np.zeros(n, np.int64)
+        self.chosen = np.zeros(n, np.int64)
+        self.ended: list[tuple[float, bool]] = []  # (score, won) of the games ended so far
+
+    def _observe(self) -> None:
+        """Features of every game's candidates, from the batched env's state arrays."""
+        tab, lens, fd, reserve, meta, _ = self.batch.arrays
+        network.batch_features(tab, lens, fd, reserve, meta, self.batch.masks, self.visited,
+                               self.n_visited, self.feats, self.slots, self.counts,
+                               self.levels)  # fmt: skip
+
+    def reset(self) -> np.ndarray:
+        """New games everywhere."""
+        self.venv.reset()
+        self.n_visited[:] = 0
+        self.quiet[:] = 0
+        self._observe()
+        return self.feats.reshape(self.num_envs, -1).copy()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Play the chosen candidate of every game."""
+        self.chosen = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        moves = self.slots[np.arange(self.num_envs), self.chosen]
+        self.venv.step_async(moves)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        """Step, shape the rewards, end the games given up on, observe the next candidates."""
+        rows = np.arange(self.num_envs)
+        picked = self.feats[rows, self.chosen]
+        progress = (picked[:, 2] + picked[:, 3] + picked[:, 4]) > 0  # turned, removed, dealt
+        self.quiet = np.where(progress, 0, self.quiet + 1)
+        _, points, dones, infos = self.venv.step_wait()
+        won = np.array([bool(info.get("won")) for info in infos])
+        rewards = points / SCORE_SCALE + self.win_bonus * won
+        blank = np.zeros(self.observation_space.shape, np.float32)
+        for i in np.flatnonzero(dones):  # every end is final, as in the bench (no bootstrap)
+            infos[i] = {**infos[i], "terminal_observation": blank, "TimeLimit.truncated": False}
+            self.ended.append((float(infos[i]["score"]), bool(infos[i]["won"])))
+        self.n_visited[dones] = 0
+        self.quiet[dones] = 0
+        self._observe()
+        stuck = ~dones & ((self.levels > 0) | (self.quiet >= STALL_MOVES))
+        if stuck.any():
+            ended = np.flatnonzero(stuck)
+            for i in ended:
+                infos[i] = {**infos[i], "terminal_observation": self.feats[i].reshape(-1).copy()}
+                infos[i]["TimeLimit.truncated"] = False
+                self.ended.append((float(self.batch.meta[i, rules.M_SCORE]), False))
+            self.batch.redeal(ended)
+            self.n_visited[ended] = 0
+            self.quiet[ended] = 0
+            self._observe()
+        return (
+            self.feats.reshape(self.num_envs, -1).copy(),
+            rewards.astype(np.float32),
+            dones | stuck,
+            infos,
+        )
+
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: Any = None, **kwargs: Any
+    ) -> list[Any]:
+        """``action_masks``: the candidates of each game; other methods go to the env."""
+        if method_name != "action_masks":
+            return self.venv.env_method(method_name, *method_args, indices=indices, **kwargs)
+        masks = np.arange(network.N_SLOTS)[None, :] < self.counts[:, None]
+        return list(masks[list(self._get_indices(indices))])
+
+
+class MoveScorer(nn.Module):
+    """Scores each candidate move alike (policy); values the position from all of them."""
+
+    def __init__(self, hidden: int, init_gain: float) -> None:
         super().__init__()
-        self.every = every
+        self.linear = nn.Linear(F, 1, bias=False)
+        self.mlp = nn.Sequential(
+            nn.Linear(F, hidden),
+            nn.Tanh(),
+            nn.Linear(hidden, hidden),
+            nn.Tanh(),
+            nn.Linear(hidden, 1),
+        )
+        self.critic = nn.Sequential(
+            nn.Linear(2 * F, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh()
+        )
+        self.latent_dim_pi = network.N_SLOTS
+        self.latent_dim_vf = hidden
+        with torch.no_grad():  # start near greedy: the evaluation change, half the next one's
+            self.linear.weight.zero_()
+            self.linear.weight[0, network.F_GAIN] = init_gain
+            self.linear.weight[0, network.F_NEXT_GAIN] = init_gain / 2
+            self.mlp[-1].weight.zero_()
+            self.mlp[-1].bias.zero_()
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        """The score of every slot (padding slots are masked out by the policy)."""
+        x = features.view(-1, network.N_SLOTS, F)
+        return (self.linear(x) + self.mlp(x)).squeeze(-1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        """The value head's latent: the mean and maximum over the real candidates."""
+        x = features.view(-1, network.N_SLOTS, F)
+        valid = x[..., network.F_VALID : network.F_VALID + 1]
+        count = valid.sum(1)
+        mean = (x * valid).sum(1) / count.clamp(min=1.0)
+        top = (x - (1.0 - valid) * 1e4).max(1).values * (count > 0)
+        return self.critic(torch.cat([mean, top], dim=1))
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both heads' latents."""
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class MovePolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with :class:`MoveScorer` in place of the MLP and action layer."""
+
+    def __init__(self, *args: Any, hidden: int = 64, init_gain: float = 5.0, **kwargs: Any) -> None:
+        self.hidden = hidden
+        self.init_gain = init_gain
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        """The move scorer."""
+        self.mlp_extractor = MoveScorer(self.hidden, self.init_gain)
+
+    def _build(self, lr_schedule: Any) -> None:
+        """The scorer's scores are the logits; a linear value layer; no re-initialisation."""
+        self._build_mlp_extractor()
+        self.action_net = nn.Identity()
+        self.value_net = nn.Linear(self.hidden, 1)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
+
+
+def export(policy: MovePolicy) -> network.Network:
+    """The policy's scorer as the numpy network of :mod:`shell_envs.scorpion.network`."""
+    scorer = policy.mlp_extractor
+    layers = (scorer.mlp[0], scorer.mlp[2], scorer.mlp[4])
+
+    def arr(t: torch.Tensor) -> np.ndarray:
+        return t.detach().cpu().numpy().astype(np.float32)
+
+    return network.check(
+        (
+            arr(scorer.linear.weight.T),
+            arr(layers[0].weight.T),
+            arr(layers[0].bias),
+            arr(layers[1].weight.T),
+            arr(layers[1].bias),
+            arr(layers[2].weight.T),
+            arr(layers[2].bias),
+        )
+    )
+
+
+class Trainer(BaseCallback):
+    """Ends the curriculum on time and evaluates the exported policy every ``every`` steps."""
+
+    def __init__(self, args: argparse.Namespace, deals: list[int], env: MoveVecEnv) -> None:
+        super().__init__()
+        self.args = args
+        self.env = env
         self.deals = deals
-        self.deterministic = deterministic
-        self.env_kwargs = env_kwargs
+        self.every = args.eval_every
+        self.switch = int(args.curriculum * args.timesteps)
         self.curve: list[dict[str, Any]] = []
+        self.best: tuple[float, network.Network, int] | None = None  # score, network, steps
         self._next = 0
 
     def _on_step(self) -> bool:
+        if self.switch and self.num_timesteps >= self.switch:
+            self.env.batch.set_deal_pool(None)
+            print(
+                f"[{self.num_timesteps:>9} steps] curriculum over: every deal from now", flush=True
+            )
+            self.switch = 0
         if self.num_timesteps >= self._next:
             self.evaluate()
             self._next = self.num_timesteps + self.every
@@ -91,17 +308,38 @@ class EvalCallback(BaseCallback):
             self.evaluate()
 
     def evaluate(self) -> ScorpionResult:
-        """One evaluation point: win rate and mean score on the held-out deals."""
-        result = evaluate_scorpion_model(
-            self.model, self.deals, deterministic=self.deterministic, **self.env_kwargs
+        """One evaluation point: win rate and mean score on the evaluation deals."""
+        net = export(self.model.policy)
+        result = play_scorpion(
+            LearnedAgent(net=net, seed=0, rules=self.args.rules), self.deals, self.args.rules
         )
-        self.curve.append({"timesteps": self.num_timesteps, **result.as_dict()})
-        print(f"[{self.num_timesteps:>9} steps] {result}", flush=True)
+        if self.best is None or result.mean_score > self.best[0]:
+            self.best = (result.mean_score, net, self.num_timesteps)
+        games = self.env.ended
+        played = {
+            "train_games": len(games),
+            "train_score": float(np.mean([g[0] for g in games])) if games else 0.0,
+            "train_win_rate": float(np.mean([g[1] for g in games])) if games else 0.0,
+        }
+        self.env.ended = []
+        self.curve.append({"timesteps": self.num_timesteps, **result.as_dict(), **played})
+        print(
+            f"[{self.num_timesteps:>9} steps] {result}; training games (sampled moves): "
+            f"{played['train_games']}, mean score {played['train_score']:.1f}, "
+            f"win rate {played['train_win_rate']:.3f}",
+            flush=True,
+        )
         return result
 
 
-def plot_curve(curve: list[dict], baselines: dict[str, dict], path: Path) -> None:
-    """Win rate and mean score against training steps, the built-in agents as flat lines."""
+def curriculum_deals(rules: str, eval_deals: int) -> list[int]:
+    """The winnable deals trained on first: the shipped ones of the dev set, evaluation ones out."""
+    first, end = DEAL_SETS["dev"]
+    return [s for s in winnable_seeds(rules) if first + eval_deals <= s < end]
+
+
+def plot_curve(curve: list[dict], baseline: dict, path: Path) -> None:
+    """Win rate and mean score against training steps, ``greedy`` as a flat line."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -111,16 +349,15 @@ def plot_curve(curve: list[dict], baselines: dict[str, dict], path: Path) -> Non
     fig, (ax_score, ax_win) = plt.subplots(1, 2, figsize=(10, 4))
     panels = ((ax_score, "mean_score", "score_ci95"), (ax_win, "win_rate", "win_ci95"))
     for ax, key, interval in panels:
-        ax.plot(steps, [point[key] for point in curve], marker="o", label="MaskablePPO")
+        ax.plot(steps, [point[key] for point in curve], marker="o", label="learned")
         lo = [point[interval][0] for point in curve]
         hi = [point[interval][1] for point in curve]
         ax.fill_between(steps, lo, hi, alpha=0.2)
-        for (name, result), style in zip(baselines.items(), ("--", ":"), strict=False):
-            ax.axhline(result[key], color="grey", linestyle=style, label=name)
+        ax.axhline(baseline[key], color="grey", linestyle="--", label="greedy")
         ax.set_xlabel("training steps")
         ax.set_ylabel(key.replace("_", " "))
         ax.legend()
-    fig.suptitle("Scorpion: MaskablePPO on held-out deals (95% intervals)")
+    fig.suptitle("Scorpion: the learned agent on the bench's dev deals (95% intervals)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -132,39 +369,42 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     torch.set_num_threads(args.threads)
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     args.out.mkdir(parents=True, exist_ok=True)
-    env_kwargs = {"rules": args.rules, "reward": args.reward, "max_moves": args.max_moves}
-    deals = deal_numbers(args.eval_deals)
+    deals = deal_numbers(args.eval_deals, "dev")
 
-    venv = ScorpionVecEnv(args.num_envs, **env_kwargs)
+    venv = ScorpionVecEnv(args.num_envs, rules=args.rules, max_moves=MAX_MOVES)
+    if args.curriculum > 0:
+        venv.venv.set_deal_pool(curriculum_deals(args.rules, args.eval_deals))
     venv.seed(TRAIN_DEALS + args.seed * args.num_envs)
     env = VecNormalize(
-        VecMonitor(venv, info_keywords=("won", "score")), norm_obs=False, norm_reward=True
+        MoveVecEnv(venv, args.win_bonus), norm_obs=False, norm_reward=True, gamma=args.gamma
     )
     model = MaskablePPO(
-        "MlpPolicy",
+        MovePolicy,
         env,
-        policy_kwargs={"net_arch": [256, 256]},
+        policy_kwargs={"hidden": args.hidden, "init_gain": args.init_gain},
         n_steps=args.n_steps,
         batch_size=args.batch_size,
         n_epochs=args.n_epochs,
-        learning_rate=args.lr,
+        learning_rate=lambda remaining: args.lr * remaining,
         ent_coef=args.ent_coef,
-        gamma=0.995,
+        gamma=args.gamma,
         seed=args.seed,
         device="cpu",
         verbose=0,
     )
-    callback = EvalCallback(args.eval_every, deals, args.deterministic, env_kwargs)
+    trainer = Trainer(args, deals, env.venv)
     start = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=callback)
+    model.learn(total_timesteps=args.timesteps, callback=trainer)
     train_s = time.perf_counter() - start
     model.save(args.out / "model.zip")
+    best_score, best_net, best_steps = trainer.best
+    network.save(best_net, args.out / "network.npz")  # the best policy on the evaluation deals
 
     start = time.perf_counter()
-    agent = PolicyAgent(model, name="ppo", deterministic=args.deterministic)
     final = {}
-    for player in (agent, *BASELINES):
-        result = play_scorpion(player, deals, args.rules, args.max_moves)
+    learned = LearnedAgent(weights=str(args.out / "network.npz"), seed=0, rules=args.rules)
+    for player in (learned, "greedy"):
+        result = play_scorpion(player, deals, args.rules)
         final[result.agent] = result.as_dict()
         print(f"bench format: {result}", flush=True)
     eval_s = time.perf_counter() - start
@@ -177,12 +417,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "eval_seconds": eval_s,
         "steps_per_second": model.num_timesteps / train_s,
         "final": final,
-        "curve": callback.curve,
-        "model": str(args.out / "model.zip"),
+        "curve": trainer.curve,
+        "weights": str(args.out / "network.npz"),
+        "weights_timesteps": best_steps,
     }
     (args.out / "results.json").write_text(json.dumps(results, indent=2, default=_json))
-    baselines = {name: final[name] for name in BASELINES}
-    plot_curve(callback.curve, baselines, args.out / "learning_curve.png")
+    plot_curve(trainer.curve, final["greedy"], args.out / "learning_curve.png")
     print(
         f"trained {model.num_timesteps} steps in {train_s:.0f} s "
         f"({model.num_timesteps / train_s:.0f} steps/s); evaluation {eval_s:.0f} s; "

@@ -1,4 +1,4 @@
-"""Built-in Scorpion agents: ``random``, ``greedy`` and ``lookahead``, all playing fair.
+"""Built-in Scorpion agents: ``random``, ``greedy``, ``lookahead``, ``pimc``, ``learned``: all fair.
 
 Scorpion hides cards: 12 face down and 3 in the reserve.  The agents decide from a
 :class:`ScorpionView`, the position with those cards masked out (:data:`HIDDEN`) and the list
@@ -919,7 +919,16 @@ def _looks_like(state: ScorpionState, view: ScorpionView) -> bool:
     )
 
 
+def _learned(**kwargs: Any) -> Any:
+    """The ``learned`` agent (:mod:`shell_envs.agents.scorpion_learned`), imported when asked
+    for: this module is what registers it, and that one builds on this one."""
+    from shell_envs.agents.scorpion_learned import LearnedAgent
+
+    return LearnedAgent(**kwargs)
+
+
 register_agent(GAME, "random", RandomAgent)
 register_agent(GAME, "greedy", GreedyAgent)
 register_agent(GAME, "lookahead", LookaheadAgent)
 register_agent(GAME, "pimc", PimcAgent)
+register_agent(GAME, "learned", _learned)

@@ -17,7 +17,7 @@ import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
-from shell_envs.core.validation import choice, positive_int
+from shell_envs.core.validation import choice, number_in, positive_int
 from shell_envs.what_the_shell import network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
@@ -133,13 +133,6 @@ def _fits(array: Any, dtype: type) -> bool:
     return values.size == 0 or (info.min <= values.min() and values.max() <= info.max)
 
 
-def _number_in(value: Any, low: float, high: float, low_open: bool = False) -> bool:
-    """True for a real number (not a bool) in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-        return False
-    return (low < value if low_open else low <= value) and value <= high
-
-
 def _checked(state: Any) -> WhatTheShellView:
     """``state`` if it is a :class:`WhatTheShellView`, else a ``ValueError``."""
     if not isinstance(state, WhatTheShellView):
@@ -232,15 +225,15 @@ class MCTSAgent(_PositionAgent):
         max_nodes: int = 20_000,
         seed: int | None = None,
     ) -> None:
-        if time_limit is not None and not _number_in(time_limit, 0.0, np.inf, low_open=True):
+        if time_limit is not None and not number_in(time_limit, 0.0, np.inf, low_open=True):
             raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
         if positive_int("candidates", candidates) > rules.CELLS:
             raise ValueError(f"candidates must be at most 81, got {candidates!r}")
-        if not _number_in(gamma, 0.0, 1.0, low_open=True):
+        if not number_in(gamma, 0.0, 1.0, low_open=True):
             raise ValueError(f"gamma must be a number in (0, 1], got {gamma!r}")
-        if not _number_in(min_share, 0.0, 1.0):
+        if not number_in(min_share, 0.0, 1.0):
             raise ValueError(f"min_share must be a number in [0, 1], got {min_share!r}")
-        if not _number_in(exploration, 0.0, np.inf):
+        if not number_in(exploration, 0.0, np.inf):
             raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
         self.iterations = positive_int("iterations", iterations, high=MAX_NODES)
         self.time_limit = None if time_limit is None else float(time_limit)
@@ -299,11 +292,6 @@ class MCTSAgent(_PositionAgent):
         return int(tree[search.T_CANDIDATES][0, side, choice])
 
 
-def _network(weights: str | None) -> network.Network:
-    """The shipped network, or the one in the ``weights`` file."""
-    return network.shipped() if weights is None else network.load(weights)
-
-
 class LearnedAgent(_PositionAgent):
     """The learned network's policy alone: the legal cell with the highest own-move logit.
 
@@ -328,9 +316,9 @@ class LearnedAgent(_PositionAgent):
         net: network.Network | None = None,
         seed: int | None = None,
     ) -> None:
-        if not _number_in(temperature, 0.0, np.inf):
+        if not number_in(temperature, 0.0, np.inf):
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
-        self.net = network.check(net) if net is not None else _network(weights)
+        self.net = network.FORMAT.choose(weights, net)
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
         self._x = np.empty(network.N_FEATURES, dtype=np.float32)
@@ -383,13 +371,13 @@ class GuidedMCTSAgent(_PositionAgent):
     ) -> None:
         if positive_int("candidates", candidates) > rules.CELLS:
             raise ValueError(f"candidates must be at most 81, got {candidates!r}")
-        if not _number_in(c_puct, 0.0, np.inf):
+        if not number_in(c_puct, 0.0, np.inf):
             raise ValueError(f"c_puct must be a non-negative number, got {c_puct!r}")
         self.iterations = positive_int("iterations", iterations, high=MAX_NODES)
         self.candidates = int(candidates)
         self.c_puct = float(c_puct)
         self.uniform = bool(uniform)
-        self.net = network.check(net) if net is not None else _network(weights)
+        self.net = network.FORMAT.choose(weights, net)
         self._tree = search.new_tree(self.iterations + 1, self.candidates)
         self.rng = np.random.default_rng(seed)
 

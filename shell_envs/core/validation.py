@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -139,3 +140,10 @@ def shown(value: int | np.integer) -> str:
         return str(number)
     digits = int(abs(number).bit_length() * 0.30103) + 1
     return f"{'a negative' if number < 0 else 'an'} integer of about {digits} digits"
+
+
+def number_in(value: Any, low: float, high: float, low_open: bool = False) -> bool:
+    """True for a real number (not a bool) in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        return False
+    return (low < value if low_open else low <= value) and value <= high

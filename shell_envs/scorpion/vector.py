@@ -11,6 +11,7 @@ Stable-Baselines3 expects).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -237,6 +238,7 @@ class ScorpionVectorEnv(VectorEnv):
         # each env's next deal numbers, drawn ahead; _drawn[i] of env i's are used
         self._ahead = np.zeros((n, DRAW_AHEAD), np.int64)
         self._drawn = np.full(n, DRAW_AHEAD, np.int64)
+        self._pool: np.ndarray | None = None
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -365,13 +367,52 @@ class ScorpionVectorEnv(VectorEnv):
         top = int(self.tab[index, dest, n - 1]) if n else None
         return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
 
+    def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
+        """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again).
+
+        For curricula: e.g. the shipped winnable deals
+        (:func:`~shell_envs.scorpion.winnable.winnable_seeds`) first, then every deal.  Each env
+        draws with its own generator, so seeded runs stay reproducible; explicit deals
+        (``options={"deals": ...}``) and seeds given to :meth:`reset` still come first.
+        """
+        if numbers is None:
+            self._pool = None
+            return
+        pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
+        if not pool:
+            raise ValueError("the deal pool must hold at least one deal number")
+        self._pool = np.array(pool, np.int64)
+
+    def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
+        """End the games of ``envs`` now and deal each its next game, as an autoreset does.
+
+        For a learner that gives up on a game the env would let run on (e.g. one left with
+        nothing but moves back into positions it has seen).  The new observations and masks
+        are those the env returns next; no step is counted.
+        """
+        which = np.zeros(self.num_envs, np.bool_)
+        for i in envs:
+            which[integer("env index", i, 0, self.num_envs - 1)] = True
+        if not which.any():
+            return
+        self._draw_deals(np.flatnonzero(which))
+        batch_reset(*self.arrays, self.deals, which, self._relaxed, self.allow_undo,
+                    self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
+        self.steps[which] = 0
+        self._autoreset[which] = False
+
     def _draw_deals(self, envs: np.ndarray) -> None:
         """Set ``deals[i]`` to the next deal number of each env ``i`` in ``envs``.
 
         Each env draws from its own generator, as the single env does.  Drawing one number per
         call cost microseconds per reset; ``integers(0, 2**62, size=k)`` gives the same numbers
-        as ``k`` single draws (tested), so each env draws :data:`DRAW_AHEAD` at a time.
+        as ``k`` single draws (tested), so each env draws :data:`DRAW_AHEAD` at a time.  With a
+        deal pool (:meth:`set_deal_pool`) each draw picks one number of the pool instead.
         """
+        if self._pool is not None:
+            for i in envs:
+                self.deals[i] = self._pool[self._rngs[i].integers(len(self._pool))]
+            return
         refill = envs[self._drawn[envs] == DRAW_AHEAD]
         for i in refill:
             self._ahead[i] = self._rngs[i].integers(0, 2**62, size=DRAW_AHEAD)

@@ -16,12 +16,9 @@ forward pass is numba-compiled numpy, so playing needs no torch (training does: 
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-from pathlib import Path
-
 import numpy as np
 
+from shell_envs.core import weights
 from shell_envs.core.jit import jit
 from shell_envs.what_the_shell import rules
 
@@ -66,26 +63,12 @@ def forward(net, x, logits):
 
 def zeros(hidden: int = 128) -> Network:
     """A network of zeros: uniform priors and value ½ everywhere (the uniform network)."""
-    return (
-        np.zeros((N_FEATURES, hidden), np.float32),
-        np.zeros(hidden, np.float32),
-        np.zeros((hidden, hidden), np.float32),
-        np.zeros(hidden, np.float32),
-        np.zeros((hidden, N_LOGITS), np.float32),
-        np.zeros(N_LOGITS, np.float32),
-        np.zeros((hidden, 1), np.float32),
-        np.zeros(1, np.float32),
-    )
+    return tuple(np.zeros(shape, np.float32) for shape in shapes(hidden).values())
 
 
-def check(net: Network) -> Network:
-    """``net`` as contiguous ``float32`` arrays, after checking the shapes fit together."""
-    arrays = tuple(np.ascontiguousarray(a, dtype=np.float32) for a in net)
-    if len(arrays) != len(WEIGHT_NAMES):
-        raise ValueError(f"a network has {len(WEIGHT_NAMES)} arrays, got {len(arrays)}")
-    w1, b1, w2, b2, wp, bp, wv, bv = arrays
-    hidden = w1.shape[1] if w1.ndim == 2 else -1
-    expected = {
+def shapes(hidden: int) -> dict[str, tuple[int, ...]]:
+    """The shape of each weight array of a network with ``hidden`` units per hidden layer."""
+    return {
         "w1": (N_FEATURES, hidden),
         "b1": (hidden,),
         "w2": (hidden, hidden),
@@ -95,28 +78,10 @@ def check(net: Network) -> Network:
         "w_value": (hidden, 1),
         "b_value": (1,),
     }
-    for name, array in zip(WEIGHT_NAMES, arrays, strict=True):
-        if array.shape != expected[name]:
-            raise ValueError(f"weight {name} has shape {array.shape}, expected {expected[name]}")
-    return arrays
 
 
-def save(net: Network, path: str | Path) -> None:
-    """Write ``net`` to an ``.npz`` file."""
-    np.savez_compressed(path, **dict(zip(WEIGHT_NAMES, check(net), strict=True)))
-
-
-def load(path: str | Path) -> Network:
-    """Read a network from an ``.npz`` file written by :func:`save`."""
-    with np.load(path) as data:
-        missing = [name for name in WEIGHT_NAMES if name not in data]
-        if missing:
-            raise ValueError(f"{path} is not a network file: it lacks {', '.join(missing)}")
-        return check(tuple(data[name] for name in WEIGHT_NAMES))
-
-
-@cache
-def shipped() -> Network:
-    """The network shipped with the package (``shell_envs/data/wts_network.npz``)."""
-    with resources.as_file(resources.files("shell_envs.data") / WEIGHTS_FILE) as path:
-        return load(path)
+FORMAT = weights.NetworkFormat(WEIGHT_NAMES, shapes, WEIGHTS_FILE)
+check = FORMAT.check  # the arrays as float32, shapes checked
+save = FORMAT.save  # to an .npz file
+load = FORMAT.load  # from an .npz file written by save
+shipped = FORMAT.shipped  # the network in shell_envs/data/wts_network.npz

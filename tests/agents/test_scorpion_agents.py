@@ -33,6 +33,8 @@ def agents(seed: int = 0) -> list:
         make_agent(GAME, "lookahead", seed=seed, **TINY),
         make_agent(GAME, "pimc", seed=seed, **TINY_PIMC),
         make_agent(GAME, "pimc", seed=seed, every_move=False, **TINY_PIMC),
+        make_agent(GAME, "learned", seed=seed),
+        make_agent(GAME, "learned", seed=seed, temperature=1.0),
     ]
 
 
@@ -241,7 +243,7 @@ def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
 
 
 def test_registry_and_validation() -> None:
-    assert agent_names(GAME) == ["greedy", "lookahead", "pimc", "random"]
+    assert agent_names(GAME) == ["greedy", "learned", "lookahead", "pimc", "random"]
     for bad in (
         {"samples": 0},
         {"max_nodes": -1},

@@ -9,6 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 import shell_envs  # noqa: F401  (registers the ids)
 from shell_envs.core.errors import IllegalMove
+from shell_envs.scorpion.rules import M_MOVES
 from shell_envs.scorpion.vector import DRAW_AHEAD, ScorpionVectorEnv
 
 
@@ -184,3 +185,39 @@ def test_reseeding_restarts_each_envs_deals():
         runs.append([info["deal"].tolist() for info in infos])
     assert runs[0] == runs[1]
     assert len({d for step in runs[0] for d in step}) > DRAW_AHEAD
+
+
+def test_deal_pool_draws_every_later_deal_from_it():
+    env = ScorpionVectorEnv(3, max_moves=1, autoreset_mode="same_step")
+    env.set_deal_pool([7, 11])
+    _, info = env.reset(seed=100)
+    assert info["deal"].tolist() == [100, 101, 102]  # seeds still come first
+    dealt = {int(d) for _ in range(20) for d in env.step(np.zeros(3, np.int64))[4]["deal"]}
+    assert dealt == {7, 11}
+    env.set_deal_pool(None)
+    dealt = {int(d) for _ in range(5) for d in env.step(np.zeros(3, np.int64))[4]["deal"]}
+    assert not dealt & {7, 11}
+    for bad in ([], [-1], ["x"]):
+        with pytest.raises(ValueError):
+            env.set_deal_pool(bad)
+
+
+def test_redeal_starts_the_next_game_in_the_given_envs_only():
+    env = ScorpionVectorEnv(3, obs_encoder="tableau")
+    obs, info = env.reset(seed=5)
+    actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()], np.int64)
+    obs, _, _, _, info = env.step(actions)
+    env.set_deal_pool([42])
+    env.redeal([1])
+    single = ScorpionVectorEnv(1)
+    single.reset(seed=42)
+    assert env.deals.tolist() == [5, 42, 7] and env.steps.tolist() == [1, 0, 1]
+    for mine, fresh in zip(env.arrays, single.arrays, strict=True):
+        np.testing.assert_array_equal(mine[1], fresh[0])  # game 1 is deal 42, just dealt
+    assert env.meta[0, M_MOVES] == env.meta[2, M_MOVES] == 1  # the others played on
+    np.testing.assert_array_equal(env.action_masks()[1], single.action_masks()[0])
+    actions = np.array([np.flatnonzero(m)[0] for m in env.action_masks()], np.int64)
+    _, _, _, _, info = env.step(actions)
+    assert info["moves"].tolist()[1] == 1 and info["deal"].tolist() == [5, 42, 7]
+    with pytest.raises(ValueError, match="env index"):
+        env.redeal([3])

@@ -1,0 +1,69 @@
+"""The learned Scorpion agent: a move-scoring network trained with MaskablePPO, played fair.
+
+The network (:mod:`shell_envs.scorpion.network`, trained by ``examples/train_scorpion.py``)
+scores each candidate move from features of the player's view; the agent plays the best one.
+It keeps the memory of positions seen that ``greedy`` keeps, and the same candidates the
+network was trained on: no pointless king shuffles, no move back into a position already
+seen while any other move is left.  It never reads the hidden cards: it decides from a
+:class:`~shell_envs.agents.scorpion.ScorpionView`.  No search, no torch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shell_envs.agents.scorpion import ScorpionView, _FairAgent, _view
+from shell_envs.core.validation import number_in
+from shell_envs.scorpion import network
+from shell_envs.scorpion.rules import N_ACTIONS
+
+
+class LearnedAgent(_FairAgent):
+    """The learned network's policy: the candidate move with the highest score.
+
+    Args:
+        weights: an ``.npz`` network file (default: the one shipped with the package).
+        temperature: 0 plays the best-scored move (ties at random, seeded); above 0, sample
+            from the softmax of the scores divided by it.
+        net: a network (tuple of arrays) instead of a file, for training code.
+        seed: seeds the sampling and the tie-breaking.
+        rules: the rule assumed when deciding from an observation (views carry their own).
+    """
+
+    name = "learned"
+
+    def __init__(
+        self,
+        weights: str | None = None,
+        temperature: float = 0.0,
+        net: network.Network | None = None,
+        seed: int | None = None,
+        rules: str = "classic",
+    ) -> None:
+        super().__init__(seed, rules)
+        if not number_in(temperature, 0.0, np.inf) or temperature == np.inf:
+            raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
+        self.net = network.FORMAT.choose(weights, net)
+        self.temperature = float(temperature)
+        self._feats = np.empty((N_ACTIONS, network.N_FEATURES), np.float32)
+        self._moves = np.empty(N_ACTIONS, np.int64)
+
+    def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
+        """The network's move for ``state`` among the candidates (see the module doc)."""
+        legal = _view(state).legal(action_mask)
+        visited = self._remember(state)
+        if legal.size == 1:
+            return int(legal[0])
+        tab, lens, fd, reserve, meta = state.arrays()
+        moves = legal.astype(np.int64)
+        n, _ = network.move_features(
+            tab, lens, fd, reserve, meta, moves, moves.size, visited, visited.size,
+            self._feats, self._moves,
+        )  # fmt: skip
+        logits = network.scores(self.net, self._feats[:n]).astype(np.float64)
+        candidates = self._moves[:n]
+        if self.temperature == 0.0:
+            best = candidates[logits >= logits.max() - 1e-6]
+            return int(self.rng.choice(best))
+        p = np.exp((logits - logits.max()) / self.temperature)
+        return int(self.rng.choice(candidates, p=p / p.sum()))

@@ -1,0 +1,94 @@
+"""Small networks stored as named ``float32`` arrays in ``.npz`` files, checked on load.
+
+The learned agents of both games (:mod:`shell_envs.what_the_shell.network`,
+:mod:`shell_envs.scorpion.network`) keep their weights this way, so that playing needs only
+numpy: each game module describes its network with a :class:`NetworkFormat` (the arrays'
+names, their shapes for a hidden-layer width, the file shipped in ``shell_envs/data``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+Network = tuple[np.ndarray, ...]
+
+
+def check(
+    net: Sequence[np.ndarray],
+    names: Sequence[str],
+    shapes: Callable[[int], dict[str, tuple[int, ...]]],
+) -> Network:
+    """``net`` as contiguous ``float32`` arrays, after checking each has the shape ``shapes``
+    gives for the network's hidden width (the second dimension of its array ``w1``)."""
+    arrays = tuple(np.ascontiguousarray(a, dtype=np.float32) for a in net)
+    if len(arrays) != len(names):
+        raise ValueError(f"a network has {len(names)} arrays, got {len(arrays)}")
+    w1 = arrays[list(names).index("w1")]
+    expected = shapes(w1.shape[1] if w1.ndim == 2 else -1)
+    for name, array in zip(names, arrays, strict=True):
+        if array.shape != expected[name]:
+            raise ValueError(f"weight {name} has shape {array.shape}, expected {expected[name]}")
+    return arrays
+
+
+def save(net: Network, names: Sequence[str], path: str | Path) -> None:
+    """Write the arrays of ``net`` under ``names`` to a compressed ``.npz`` file."""
+    np.savez_compressed(path, **dict(zip(names, net, strict=True)))
+
+
+def load(path: str | Path, names: Sequence[str]) -> Network:
+    """The arrays ``names`` of an ``.npz`` file, in that order (``ValueError`` if one lacks)."""
+    with np.load(path) as data:
+        missing = [name for name in names if name not in data]
+        if missing:
+            raise ValueError(f"{path} is not a network file: it lacks {', '.join(missing)}")
+        return tuple(data[name] for name in names)
+
+
+class NetworkFormat:
+    """One kind of network: its arrays' names and shapes, and the file shipped with the package.
+
+    ``shapes(hidden)`` gives each array's shape for a hidden-layer width; ``shipped_file`` is
+    the file's name in ``shell_envs/data``.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        shapes: Callable[[int], dict[str, tuple[int, ...]]],
+        shipped_file: str,
+    ) -> None:
+        self.names = tuple(names)
+        self.shapes = shapes
+        self.shipped_file = shipped_file
+        self._shipped: Network | None = None
+
+    def check(self, net: Sequence[np.ndarray]) -> Network:
+        """``net`` as contiguous ``float32`` arrays, after checking the shapes fit together."""
+        return check(net, self.names, self.shapes)
+
+    def save(self, net: Sequence[np.ndarray], path: str | Path) -> None:
+        """Write ``net`` to an ``.npz`` file."""
+        save(self.check(net), self.names, path)
+
+    def load(self, path: str | Path) -> Network:
+        """Read a network from an ``.npz`` file written by :meth:`save`."""
+        return self.check(load(path, self.names))
+
+    def shipped(self) -> Network:
+        """The network shipped with the package (read once)."""
+        if self._shipped is None:
+            files = resources.files("shell_envs.data") / self.shipped_file
+            with resources.as_file(files) as path:
+                self._shipped = self.load(path)
+        return self._shipped
+
+    def choose(self, weights: str | Path | None, net: Sequence[np.ndarray] | None) -> Network:
+        """An agent's network: ``net`` if given, else the ``weights`` file, else the shipped one."""
+        if net is not None:
+            return self.check(net)
+        return self.shipped() if weights is None else self.load(weights)
