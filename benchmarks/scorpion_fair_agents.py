@@ -7,11 +7,12 @@ Every agent plays each deal exactly as the bench does (:func:`shell_envs.bench.p
 play_deal`; ``--workers`` processes, one game at a time each), deciding from a
 :class:`~shell_envs.agents.scorpion.ScorpionView` only.  The bench's ``test`` deals are
 numbers 5000–9999 (``dev``, 0–4999, is for tuning).  Each game goes to ``OUT.jsonl`` as it
-ends (agent, rules, deal, won, score, moves, seconds spent deciding), so a stopped run resumes
-where it left off.  The Markdown table (``OUT.md``) gives per rule and agent: deals, win rate
-with a Wilson 95% interval, the share of the winnable deals won, mean score, mean moves, mean
-decision time per move, and the thoughtful ceiling of the same deals (the share the shipped
-solver verdicts, :func:`shell_envs.scorpion.winnable.deal_verdicts`, prove winnable).
+ends (agent, rules, deal, won, score, moves, seconds spent deciding; each process compiles
+first, untimed), so a stopped run resumes where it left off.  The Markdown table (``OUT.md``)
+gives per rule and agent: deals, win rate with a Wilson 95% interval, the share of the
+winnable deals won, mean score, mean moves, mean decision time per move, and the thoughtful
+ceiling of the same deals (the share the shipped solver verdicts,
+:func:`shell_envs.scorpion.winnable.deal_verdicts`, prove winnable).
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ class TimedAgent:
         return action
 
 
+def warm(rules: str, agent_name: str) -> None:
+    """Compile what ``agent_name`` runs, untimed: a few moves of a deal far from every set."""
+    play_deal(make_agent("scorpion", agent_name, seed=0, rules=rules), 2**40, rules, max_moves=5)
+
+
 def play(rules: str, agent_name: str, deal: int) -> dict[str, Any]:
     """One game of ``agent_name`` on ``deal``, as its JSON record (seconds spent deciding)."""
     agent = TimedAgent(make_agent("scorpion", agent_name, seed=0, rules=rules))
@@ -76,7 +82,10 @@ def run(rules: str, agent_name: str, deals: list[int], path: Path, workers: int 
     todo = [d for d in deals if (rules, agent_name, d) not in done]
     if not todo:
         return
-    with path.open("a", encoding="utf-8") as out, ProcessPoolExecutor(workers) as pool:
+    with (
+        path.open("a", encoding="utf-8") as out,
+        ProcessPoolExecutor(workers, initializer=warm, initargs=(rules, agent_name)) as pool,
+    ):
         futures = [pool.submit(play, rules, agent_name, deal) for deal in todo]
         for future in as_completed(futures):
             out.write(json.dumps(future.result()) + "\n")
