@@ -14,6 +14,7 @@ import numpy as np
 
 from shell_envs.agents.scorpion import ScorpionView, _FairAgent, _view
 from shell_envs.core.validation import number_in
+from shell_envs.core.weights import pick
 from shell_envs.scorpion import network
 from shell_envs.scorpion.rules import N_ACTIONS
 
@@ -61,9 +62,4 @@ class LearnedAgent(_FairAgent):
             self._feats, self._moves,
         )  # fmt: skip
         logits = network.scores(self.net, self._feats[:n]).astype(np.float64)
-        candidates = self._moves[:n]
-        if self.temperature == 0.0:
-            best = candidates[logits >= logits.max() - 1e-6]
-            return int(self.rng.choice(best))
-        p = np.exp((logits - logits.max()) / self.temperature)
-        return int(self.rng.choice(candidates, p=p / p.sum()))
+        return pick(self.rng, self._moves[:n], logits, self.temperature)

@@ -18,6 +18,7 @@ import numpy as np
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, number_in, positive_int
+from shell_envs.core.weights import pick
 from shell_envs.what_the_shell import network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
@@ -331,11 +332,7 @@ class LearnedAgent(_PositionAgent):
         search.net_features(board, eggs, meta, state.player, self._x)
         network.forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
-        if self.temperature == 0.0:
-            best = legal[logits >= logits.max() - 1e-6]
-            return int(self.rng.choice(best))
-        p = np.exp((logits - logits.max()) / self.temperature)
-        return int(self.rng.choice(legal, p=p / p.sum()))
+        return pick(self.rng, legal, logits, self.temperature)
 
 
 class GuidedMCTSAgent(_PositionAgent):

@@ -92,3 +92,14 @@ class NetworkFormat:
         if net is not None:
             return self.check(net)
         return self.shipped() if weights is None else self.load(weights)
+
+
+def pick(
+    rng: np.random.Generator, moves: np.ndarray, logits: np.ndarray, temperature: float
+) -> int:
+    """A learned policy's move among ``moves`` by their ``logits``: the best (ties at random)
+    at temperature 0, else sampled from the softmax of the logits divided by ``temperature``."""
+    if temperature == 0.0:
+        return int(rng.choice(moves[logits >= logits.max() - 1e-6]))
+    p = np.exp((logits - logits.max()) / temperature)
+    return int(rng.choice(moves, p=p / p.sum()))
