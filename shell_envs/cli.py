@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -87,6 +88,10 @@ def _opponent(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.version_option(__version__, prog_name="shell-envs")
 def main() -> None:
     """What the Shell and Scorpion: benchmarks, terminal play, speed and the Scorpion solver."""
+    from shell_envs.core import background
+
+    # each command compiles what it needs first, saying so, and then runs at full speed
+    os.environ[background.ENV_VAR] = "0"
 
 
 def _agent_option(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple:

@@ -70,3 +70,23 @@ def test_commands_are_silent_when_the_cache_is_warm(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(jit, "is_cached", lambda *functions: True)
     result = CliRunner().invoke(main, ["play", "scorpion"], input="q\n")
     assert result.exit_code == 0 and "Compiling" not in result.output
+
+
+VECTOR = """
+from shell_envs.scorpion.vector import ScorpionVectorEnv
+from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
+ScorpionVectorEnv(2)
+WhatTheShellVectorEnv(2)
+"""
+
+
+def test_the_batched_environments_say_they_compile_when_the_cache_is_cold(tmp_path: Path) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", VECTOR], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    for what in ("the batched Scorpion rules", "the batched What the Shell rules"):
+        assert sum(f"Compiling {what} to native code, once" in line for line in lines) == 1
+    assert all(str(tmp_path) in line for line in lines if "Compiling" in line)

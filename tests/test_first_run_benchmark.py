@@ -48,5 +48,27 @@ def test_the_goals_are_the_issues() -> None:
         "scorpion": 8,
         "what-the-shell-single": 8,
         "what-the-shell-parallel": 8,
+        "scorpion-vector": None,
         "bench-quick": 90,
     }
+
+
+MARKED = """
+import time
+print("STEPPED", flush=True)
+time.sleep(1.0)
+print("COMPILED", flush=True)
+time.sleep(0.5)
+"""
+
+
+def test_a_case_is_timed_to_its_first_step_and_to_compiled_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        first_run, "CASES", {"marked": (lambda tmp: [sys.executable, "-c", MARKED], 8)}
+    )
+    first, compiled = first_run.run_once("marked")
+    assert first + 0.9 < compiled  # the second mark, not the end of the process
+    result = first_run.measure(["marked"], 1)["marked"]
+    assert result["compiled_runs_s"] and result["compiled_median_s"] > result["median_s"]

@@ -31,6 +31,8 @@ import numba
 from numba import njit, prange
 from numba.core import caching, inline_closurecall
 
+from shell_envs.core.background import tiered
+
 __all__ = [
     "cache_dir",
     "compile_notice",
@@ -186,7 +188,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 def jit(fn):
     """Compile ``fn`` to native code, cached on disk between runs."""
-    return njit(cache=True, nogil=True)(fn)
+    return tiered(njit(cache=True, nogil=True)(fn))
 
 
 def jit_inline(fn):
@@ -196,12 +198,12 @@ def jit_inline(fn):
     counting (an atomic operation per array per call, which parallel batch loops otherwise
     contend on, since every game's rows are views of one array).
     """
-    return njit(cache=True, nogil=True, inline="always")(fn)
+    return tiered(njit(cache=True, nogil=True, inline="always")(fn))
 
 
 def jit_parallel(fn):
     """Compile a batch loop whose ``prange`` iterations run on all cores."""
-    return njit(cache=True, nogil=True, parallel=True)(fn)
+    return tiered(njit(cache=True, nogil=True, parallel=True)(fn))
 
 
 def is_cached(*functions: Any) -> bool:
@@ -226,7 +228,10 @@ def is_cached(*functions: Any) -> bool:
 
 
 def compile_notice(
-    *functions: Any, what: str = "the game rules", file: TextIO | None = None
+    *functions: Any,
+    what: str = "the game rules",
+    file: TextIO | None = None,
+    background: bool = False,
 ) -> bool:
     """Say in one line that ``what`` compiles now, once, and where the cache lives.
 
@@ -234,12 +239,19 @@ def compile_notice(
     and nothing afterwards, so a first command that would otherwise sit silent tells the
     user why and how long.  Prints to ``file`` (standard error by default) only when some
     of ``functions`` are not cached yet (:func:`is_cached`); returns whether it printed.
+    With ``background``, says that they compile in another process and run as plain Python
+    until then (:mod:`shell_envs.core.background`).
     """
     if is_cached(*functions):
         return False
+    now = (
+        " in the background, once (about 10 s); until then they run as plain Python, slower"
+        if background
+        else ", once (up to a minute)"
+    )
     print(
-        f"Compiling {what} to native code, once (up to a minute); later runs load it from "
-        f"the cache in {numba.config.CACHE_DIR}",
+        f"Compiling {what} to native code{now}; later runs load it from the cache in "
+        f"{numba.config.CACHE_DIR}",
         file=sys.stderr if file is None else file,
         flush=True,
     )

@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from shell_envs.core import background
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
 from shell_envs.core.validation import seed as seed_value
@@ -61,6 +62,11 @@ class ScorpionEnv(gym.Env):
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
         self.encoder = ENCODERS.create(obs_encoder)
+        if isinstance(obs_encoder, str):
+            _compile_in_background(
+                {"rules": self.rules, "obs_encoder": obs_encoder, "allow_undo": self.allow_undo},
+                self.encoder,
+            )
         self._fused_step = getattr(self.encoder, "step", None)
         self._relaxed = self.rules == "relaxed"
         self._raise = self.illegal_action == "raise"
@@ -269,3 +275,28 @@ class ScorpionEnv(gym.Env):
         state = self.__dict__.copy()
         state["_window"] = None
         return state
+
+
+_RULE_MODULES = ("shell_envs.scorpion.rules", "shell_envs.scorpion.encoders")
+
+
+def _compile_in_background(options: dict[str, Any], encoder: Any) -> None:
+    """Compile the rules an env with these ``options`` (and their ``encoder``) runs in a
+    background process, if they are not cached; they run as plain Python until then
+    (:mod:`shell_envs.core.background`)."""
+    background.start(
+        "shell_envs.scorpion.env:_exercise",
+        options,
+        _RULE_MODULES,
+        (getattr(encoder, "fused_step", None), engine.legal_mask, engine.deal),
+        "the Scorpion rules",
+    )
+
+
+def _exercise(options: dict[str, Any]) -> None:
+    """Run every compiled path of an env with ``options`` once (in the background process)."""
+    env = ScorpionEnv(**options)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    env.step(int(np.flatnonzero(~env.action_masks())[0]))  # an illegal one
+    env.explain(0)

@@ -22,7 +22,7 @@ from gymnasium.vector.utils import batch_space
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
+from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
@@ -203,6 +203,7 @@ class ScorpionVectorEnv(VectorEnv):
         self._relaxed = self.rules == "relaxed"
         self.encoder = ENCODERS.create(obs_encoder)
         self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
+        compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
         self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
         self.single_action_space = spaces.Discrete(self.n_actions)

@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
+from shell_envs.core import background
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
 from shell_envs.core.validation import choice, positive_int
@@ -80,6 +81,8 @@ class WhatTheShellEnv(ParallelEnv):
         self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         self.encoder = ENCODERS.create(obs_encoder)
+        if isinstance(obs_encoder, str):
+            _compile_in_background(obs_encoder, self.encoder)
         self._encode_pair = getattr(self.encoder, "encode_pair", None)
         self._step_pair = getattr(self.encoder, "step_pair", None)
         self.possible_agents = list(AGENTS)
@@ -235,6 +238,7 @@ class WhatTheShellEnv(ParallelEnv):
 
     def _after_round(self, outcome: int, encoded: list[np.ndarray] | None = None):
         """Build rewards, flags and infos after a played round."""
+        outcome = int(outcome)  # a numpy integer when the rules ran as plain Python
         (collision, cap_b, cap_w, hatch_b, hatch_w, vanished, lost_b, lost_w, eggs_captured,
          waves, win_b, win_w) = self._info.tolist()  # fmt: skip
         _, sudden_death, rounds, _ = self.meta.tolist()
@@ -422,3 +426,31 @@ __all__ = [
     "WhatTheShellEnv",
     "cell_name",
 ]
+
+
+_RULE_MODULES = ("shell_envs.what_the_shell.rules", "shell_envs.what_the_shell.encoders")
+
+
+def _compile_in_background(obs_encoder: str, encoder: Any) -> None:
+    """Compile the rules an env with encoder ``obs_encoder`` runs in a background process, if
+    they are not cached; they run as plain Python until then
+    (:mod:`shell_envs.core.background`)."""
+    entry_points = [getattr(encoder, name, None) for name in ("step_pair", "encode_pair")]
+    background.start(
+        "shell_envs.what_the_shell.env:_exercise",
+        {"obs_encoder": obs_encoder},
+        _RULE_MODULES,
+        (*entry_points, encoder.encode, rules.try_step),
+        "the What the Shell rules",
+    )
+
+
+def _exercise(options: dict[str, Any]) -> None:
+    """Run every compiled path of an env with ``options`` once (in the background process)."""
+    env = WhatTheShellEnv(**options)
+    observations, _ = env.reset(seed=0)
+    env.step({a: int(observations[a]["action_mask"].argmax()) for a in AGENTS})
+    env.reset(seed=0)
+    env.step({"black": 0, "white": 0})  # a collision
+    env.reset(seed=0)
+    env.step({"black": 0, "white": 81})  # an illegal cell

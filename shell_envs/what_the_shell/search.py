@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.core.jit import jit
+from shell_envs.core.jit import jit, jit_inline
 from shell_envs.what_the_shell import network, rules
 
 WINDOW = 5
@@ -57,6 +57,13 @@ UCB, REGRET_MATCHING = 0, 1
 ) = range(13)
 
 NO_CHILD = -1
+# Node and side numbers passed to compiled functions: numpy integers, not Python ones, since
+# numba compiles a callee once more for every constant Python integer it is passed.
+ROOT = np.int64(0)
+BLACK_SIDE = np.int64(0)
+WHITE_SIDE = np.int64(1)
+NO_EGG, ONE_EGG = np.int64(0), np.int64(1)  # _gain's eggs_allowed
+UCB_SELECTION = np.int64(UCB)
 UNEXPANDED = -1
 
 
@@ -161,7 +168,7 @@ def _capture_value(board, eggs, meta, counts, cell, player, flags, anchors):
         egg = eggs[i]
         if flags[egg] & rules.DOOMED:
             continue
-        value += HATCHED_EGG + _gain(counts, egg, player, 1)
+        value += HATCHED_EGG + _gain(counts, egg, player, ONE_EGG)
         hatched += 1
     _clear_flags(flags, cell)
     return value
@@ -211,7 +218,7 @@ def attack_scores(board, eggs, meta, counts, player, out):
         if board[cell] != rules.EMPTY:
             out[cell] = -np.inf
             continue
-        value = _gain(counts, cell, player, 0)
+        value = _gain(counts, cell, player, NO_EGG)
         value += _capture_value(board, eggs, meta, counts, cell, player, flags, anchors)
         if _vulnerable(board, cell, player, flags, anchors):
             value -= VULNERABLE
@@ -249,16 +256,24 @@ def score_cells(board, eggs, meta, player, out):
 
 @jit
 def _top(board, scores, k, out):
-    """Write the ``k`` best empty cells by ``scores`` into ``out``; returns how many."""
-    order = np.argsort(-scores, kind="mergesort")  # stable: the same ties compiled or not
+    """Write the ``k`` best empty cells by ``scores`` into ``out``, best first and equal
+    scores by cell index (a stable sort's order); returns how many.
+
+    A scan per candidate instead of a sort: the same cells, and no sort to compile.
+    """
+    taken = np.zeros(rules.CELLS, dtype=np.bool_)
     n = 0
-    for i in range(rules.CELLS):
-        if n == k:
+    while n < k:
+        best = -1
+        for cell in range(rules.CELLS):
+            free = board[cell] == rules.EMPTY and not taken[cell]
+            if free and (best < 0 or scores[cell] > scores[best]):
+                best = cell
+        if best < 0:
             break
-        cell = order[i]
-        if board[cell] == rules.EMPTY:
-            out[n] = cell
-            n += 1
+        taken[best] = True
+        out[n] = best
+        n += 1
     return n
 
 
@@ -310,15 +325,23 @@ def new_tree(capacity: int, k: int) -> tuple[np.ndarray, ...]:
     )
 
 
+@jit_inline
+def _copy(source, target):
+    """``target[:] = source`` for two arrays of one length, without numba's shape check (its
+    error text alone takes seconds to compile)."""
+    for i in range(source.size):
+        target[i] = source[i]
+
+
 @jit
 def _init_node(tree, node, board, eggs, meta):
     """Store a position in ``node`` and reset its statistics; candidates wait for :func:`_expand`.
 
     Most leaves are valued once and never revisited, so scoring their cells up front is waste.
     """
-    tree[T_BOARDS][node] = board
-    tree[T_EGGS][node] = eggs
-    tree[T_METAS][node] = meta
+    _copy(board, tree[T_BOARDS][node])
+    _copy(eggs, tree[T_EGGS][node])
+    _copy(meta, tree[T_METAS][node])
     tree[T_N_CANDIDATES][node] = UNEXPANDED
     tree[T_VISITS][node] = 0.0
     tree[T_VALUES][node] = 0.0
@@ -347,8 +370,8 @@ def init_root(tree, board, eggs, meta, mask):
     cands = tree[T_CANDIDATES]
     n_cands = tree[T_N_CANDIDATES]
     tree[T_N_NODES][0] = 1
-    _init_node(tree, 0, board, eggs, meta)
-    _expand(tree, 0)
+    _init_node(tree, ROOT, board, eggs, meta)
+    _expand(tree, ROOT)
     for side in range(2):
         n = 0
         for i in range(n_cands[0, side]):
@@ -434,9 +457,9 @@ def _scratch():
 def _play_child(tree, node, b, w, board, eggs, meta, info, work):
     """Play both sides' choices ``b``, ``w`` at ``node`` into ``board``/``eggs``/``meta`` and
     keep the result as a new child node while capacity lasts; returns it, or NO_CHILD."""
-    board[:] = tree[T_BOARDS][node]
-    eggs[:] = tree[T_EGGS][node]
-    meta[:] = tree[T_METAS][node]
+    _copy(tree[T_BOARDS][node], board)
+    _copy(tree[T_EGGS][node], eggs)
+    _copy(tree[T_METAS][node], meta)
     cands = tree[T_CANDIDATES]
     rules.step(board, eggs, meta, cands[node, 0, b], cands[node, 1, w], info, work)
     n_nodes = tree[T_N_NODES]
@@ -456,8 +479,8 @@ def _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection):
     for i in range(depth):
         at = path_nodes[i]
         tree[T_NODE_VISITS][at] += 1.0
-        _update(tree, at, 0, path_choice[i, 0], path_prob[i, 0], value, selection)
-        _update(tree, at, 1, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
+        _update(tree, at, BLACK_SIDE, path_choice[i, 0], path_prob[i, 0], value, selection)
+        _update(tree, at, WHITE_SIDE, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
 
 
 @jit
@@ -476,7 +499,7 @@ def run_search(tree, iterations, selection, exploration, gamma):
     depth_cap = path_nodes.size
     sigma = np.empty(1, dtype=np.float64)
     for _ in range(iterations):
-        node = 0
+        node = ROOT
         depth = 0
         while True:
             if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
@@ -484,9 +507,9 @@ def run_search(tree, iterations, selection, exploration, gamma):
                 break
             if n_cands[node, 0] == UNEXPANDED:
                 _expand(tree, node)
-            b = _select(tree, node, 0, selection, exploration, gamma, sigma)
+            b = _select(tree, node, BLACK_SIDE, selection, exploration, gamma, sigma)
             path_prob[depth, 0] = sigma[0]
-            w = _select(tree, node, 1, selection, exploration, gamma, sigma)
+            w = _select(tree, node, WHITE_SIDE, selection, exploration, gamma, sigma)
             path_prob[depth, 1] = sigma[0]
             path_nodes[depth] = node
             path_choice[depth, 0] = b
@@ -608,10 +631,10 @@ def init_guided_root(tree, board, eggs, meta, mask, net, uniform):
     value ½.  Returns black's value of the root by the network.
     """
     tree[T_N_NODES][0] = 1
-    _init_node(tree, 0, board, eggs, meta)
+    _init_node(tree, ROOT, board, eggs, meta)
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
-    return _guide(tree, 0, net, uniform, mask, x, logits)
+    return _guide(tree, ROOT, net, uniform, mask, x, logits)
 
 
 @jit
@@ -661,14 +684,14 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
     everywhere = np.ones(rules.CELLS, dtype=np.bool_)
     for _ in range(iterations):
-        node = 0
+        node = ROOT
         depth = 0
         while True:
             if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
                 value = tree[T_LEAF][node]
                 break
-            b = _select_puct(tree, node, 0, c_puct)
-            w = _select_puct(tree, node, 1, c_puct)
+            b = _select_puct(tree, node, BLACK_SIDE, c_puct)
+            w = _select_puct(tree, node, WHITE_SIDE, c_puct)
             path_nodes[depth] = node
             path_choice[depth, 0] = b
             path_choice[depth, 1] = w
@@ -683,4 +706,4 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
             else:
                 value = _net_value(net, uniform, board, eggs, meta, x, logits)
             break
-        _backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB)
+        _backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB_SELECTION)

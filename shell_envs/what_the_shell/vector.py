@@ -17,7 +17,7 @@ from gymnasium.vector import AutoresetMode
 
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit_inline, jit_parallel, prange
+from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
@@ -178,6 +178,7 @@ class WhatTheShellVectorEnv:
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
+        compile_notice(batch_step, what="the batched What the Shell rules")
         self.possible_agents = list(AGENTS)
         n = self.num_envs
         self.board = np.zeros((n, rules.CELLS), dtype=np.int8)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from shell_envs.agents import (
     Agent,
@@ -301,3 +303,50 @@ def test_policy_agent_wraps_functions_and_models():
 def test_mcts_rejects_bad_settings(kwargs):
     with pytest.raises(ValueError):
         MCTSAgent(**kwargs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([-np.inf, -1.0, 0.0, 0.5, 2.0, np.inf]), min_size=81, max_size=81),
+    st.lists(st.sampled_from([rules.EMPTY, rules.BLACK, rules.WHITE]), min_size=81, max_size=81),
+    st.integers(1, 81),
+)
+def test_search_candidates_are_a_stable_sort_of_the_empty_cells(scores, cells, k):
+    from shell_envs.what_the_shell.search import _top
+
+    scores, board = np.array(scores), np.array(cells, np.int8)
+    out = np.full(81, -1, np.int64)
+    n = _top(board, scores, k, out)
+    order = [c for c in np.argsort(-scores, kind="stable") if board[c] == rules.EMPTY][:k]
+    assert out[:n].tolist() == order
+
+
+NO_LITERALS = """
+import gc
+from numba.core.registry import CPUDispatcher
+from shell_envs.agents.spec import parse_spec
+from shell_envs.bench.runner import warm_up
+
+agents = [parse_spec(s) for s in ("greedy", "mcts", "mcts-learned")]
+warm_up(["what_the_shell"], (), agents, notice=False)
+for d in gc.get_objects():
+    if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("shell_envs"):
+        # what was compiled, as the disk cache lists it (a caller loaded from the cache
+        # does not load its callees)
+        keys = str(list(d._cache._cache_file._load_index()))
+        if "Literal" in keys:
+            print(d.py_func.__module__, d.py_func.__name__)
+"""
+
+
+def test_each_search_function_compiles_once_not_once_per_constant_argument():
+    """A Python integer constant passed to a compiled function compiles it once more for that
+    constant (``Literal[int]``): the search once took 20 s longer to compile because of it."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", NO_LITERALS], capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == ""
