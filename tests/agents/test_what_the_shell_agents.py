@@ -330,7 +330,9 @@ from shell_envs.bench.runner import warm_up
 agents = [parse_spec(s) for s in ("greedy", "mcts", "mcts-learned")]
 warm_up(["what_the_shell"], (), agents, notice=False)
 for d in gc.get_objects():
-    if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith("shell_envs"):
+    if isinstance(d, CPUDispatcher) and d.py_func.__module__.startswith(
+        "shell_envs.what_the_shell"
+    ):
         # what was compiled, as the disk cache lists it (a caller loaded from the cache
         # does not load its callees)
         keys = str(list(d._cache._cache_file._load_index()))
