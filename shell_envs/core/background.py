@@ -211,8 +211,7 @@ def start(
             handle.close()
     _tasks[key] = _Task(frozenset(modules), process, lock)
     _refresh()
-    if process is not None:
-        compile_notice(*entry_points, what=what, background=True)
+    compile_notice(*entry_points, what=what, background=True)
     return True
 
 
