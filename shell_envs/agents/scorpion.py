@@ -31,8 +31,8 @@ RELAXED_SAMPLES = 6
 # pimc: per rule, determinizations at least, won ones wanted, determinizations at most, node
 # budget of one solve, whether every move is a candidate, whether the won lines' first moves
 # are checked in every won sample, whether samples left undecided are solved again at every
-# decision, and up to how many arrangements of the hidden cards are all enumerated (0: never)
-# (tuned on the bench's dev deals)
+# decision, up to how many arrangements of the hidden cards are all enumerated (0: never), and
+# the other options documented on PimcAgent (tuned on the bench's dev deals)
 PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
     "classic": {
         "samples": 24,
@@ -46,11 +46,12 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "rollout_order": False,
         "reveal_first": False,
         "grow": 1,
+        "deepen": 1,
     },
     "relaxed": {
-        "samples": 8,
-        "won_target": 8,
-        "max_samples": 8,
+        "samples": 16,
+        "won_target": 16,
+        "max_samples": 16,
         "max_nodes": 20_000,
         "every_move": False,
         "check_lines": True,
@@ -59,6 +60,7 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "rollout_order": True,
         "reveal_first": True,
         "grow": 8,
+        "deepen": 8,
     },
 }
 MAX_EXACT = 5_040  # pimc: arrangements of the hidden cards enumerated at most (7!)
@@ -607,6 +609,9 @@ class PimcAgent(LookaheadAgent):
             reserve: a sample's line may win only by knowing the cards, and seeing them sooner
             leaves fewer decisions to guess.
         grow: an undecided sample is solved again on up to this many times ``max_nodes``.
+        deepen: with ``check_lines``, a candidate whose solve in a won sample ran out of
+            budget is solved once more on this many times ``max_nodes`` (1: never), so that
+            an undecided child is not counted as a loss of the move.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
@@ -628,6 +633,7 @@ class PimcAgent(LookaheadAgent):
         rollout_order: bool | None = None,
         reveal_first: bool | None = None,
         grow: int | None = None,
+        deepen: int | None = None,
         seed: int | None = None,
         rules: str = "classic",
     ) -> None:
@@ -639,6 +645,7 @@ class PimcAgent(LookaheadAgent):
             ("max_samples", max_samples),
             ("max_nodes", max_nodes),
             ("grow", grow),
+            ("deepen", deepen),
         ):
             high = solver.MAX_NODES_LIMIT if key == "max_nodes" else MAX_SEARCH
             if value is not None:
@@ -732,8 +739,12 @@ class PimcAgent(LookaheadAgent):
         Moves are tried in order of how many lines propose them, then of immediate gain
         (revisits last); the first that wins in every won sample is played at once, and a
         move stops being solved as soon as it fails in as many samples as the best so far (so
-        ties go to the earlier move).  Verdicts found are kept for :meth:`_advance`.
+        ties go to the earlier move).  A solve that runs out of budget is repeated on ``deepen``
+        times the budget: an undecided child would otherwise count as a loss, and the move
+        that a won sample's line does not take is often one whose proof is just longer.
+        Verdicts found are kept for :meth:`_advance`.
         """
+        deepen = self.option("deepen", view.relaxed)
         gains = self._gains(view, np.array(proposed, np.int64), visited)
         reveal = self._reveals(proposed) if self.option("reveal_first", view.relaxed) else {}
         if self.option("rollout_order", view.relaxed):
@@ -754,6 +765,12 @@ class PimcAgent(LookaheadAgent):
                 if sample.line[0] != move:
                     if move not in sample.children:
                         out = solver.solve_children(sample.state, [move], budget, check=False)[0]
+                        if out.verdict == solver.UNKNOWN and deepen > 1:
+                            deeper = min(budget * deepen, solver.MAX_NODES_LIMIT)
+                            deeper_out = solver.solve_children(
+                                sample.state, [move], deeper, check=False
+                            )
+                            out = deeper_out[0]
                         sample.children[move] = (out.verdict, list(out.moves))
                     miss += sample.children[move][0] != solver.WON
                     if miss >= best_miss:

@@ -15,7 +15,7 @@ from shell_envs.agents.scorpion import (
     _Sample,
 )
 from shell_envs.bench.patience import play_deal
-from shell_envs.scorpion import rules, search
+from shell_envs.scorpion import rules, search, solver
 from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
 from shell_envs.scorpion.state import ScorpionState
 from tests.scorpion.helpers import action, position, run_position, start
@@ -255,6 +255,7 @@ def test_registry_and_validation() -> None:
         {"exact": -1},
         {"exact": 10**6},
         {"exact": True},
+        {"deepen": 0},
     ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             PimcAgent(**bad)
@@ -324,6 +325,8 @@ PIMC_OPTIONS = (
     {"every_move": True, "reveal_first": True},
     {"every_move": False, "check_lines": True, "rollout_order": True, "reveal_first": True},
     {"every_move": False, "check_lines": True, "rollout_order": False, "reveal_first": True},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "deepen": 1},
+    {"every_move": False, "check_lines": True, "rollout_order": False, "deepen": 8},
 )
 
 
@@ -369,6 +372,24 @@ def test_pimc_reveal_first_breaks_ties_toward_a_revealing_move() -> None:
         plain.reset(0)
         other += plain._break_tie(view, np.array(legal, np.int64), visited) not in turning
     assert other > 0
+
+
+def test_pimc_deepen_solves_an_undecided_candidate_again_on_more_nodes() -> None:
+    # a candidate that is undecided on the budget in this won determinization is won on eight
+    # times it: with deepen=8 it counts as a win of the move, with deepen=1 as a miss
+    state = random_states(1, 31)[0]
+    view = ScorpionView.from_state(state)
+    sample = _Sample(view.determinize(np.random.default_rng(0)), UNSOLVED, [])
+    PimcAgent._solve(sample, 20_000)
+    assert sample.verdict == solver.WON and sample.line[0] != 1
+    budget = 300
+    assert solver.solve_children(sample.state, [1], budget)[0].verdict == solver.UNKNOWN
+    for deepen, verdict in ((8, solver.WON), (1, solver.UNKNOWN)):
+        agent = PimcAgent(**TINY_PIMC, deepen=deepen)
+        agent.reset(0)
+        agent._pool = [_Sample(sample.state.copy(), solver.WON, list(sample.line))]
+        assert agent._check_lines(view, [1], {1: 0}, np.zeros(0, np.int64), budget) == 1
+        assert agent._pool[0].children[1][0] == verdict
 
 
 def few_hidden(seed: int, relaxed: bool, down: int) -> ScorpionState:
