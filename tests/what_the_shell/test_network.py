@@ -126,8 +126,9 @@ def test_both_searches_keep_to_a_full_tree():
     for guided in (False, True):
         tree = search.new_tree(12, 8)
         if guided:
-            search.init_guided_root(tree, board, eggs, meta, mask, net, False)
-            search.run_guided_search(tree, 400, net, False, 1.5)
+            source = search.NETWORK_CANDIDATES
+            search.init_guided_root(tree, board, eggs, meta, mask, net, False, 0.0, source)
+            search.run_guided_search(tree, 400, net, False, search.PUCT, 1.5, 0.0, source)
         else:
             search.init_root(tree, board, eggs, meta, mask)
             search.run_search(tree, 400, search.UCB, 1.0, 0.1)
