@@ -1,13 +1,15 @@
 """Head-to-head matches of the learned What the Shell agents, seats swapped, with Wilson intervals.
 
 Each pairing plays ``--games`` games (the first agent black in the even games, white in the
-odd ones; game ``g`` uses seed ``g``); the first agent's score counts a win 1 and a draw ½,
+odd ones; game ``g`` uses seed ``--first-seed`` + ``g``, so disjoint seed ranges give
+independent samples, e.g. to confirm a setting on games other than those it was chosen on); the first agent's score counts a win 1 and a draw ½,
 and its 95% Wilson interval is computed on that score.  The default pairings are the
 issue's goals: ``mcts-learned`` against ``mcts`` at the same 400 iterations, ``learned``
 against ``greedy`` and against ``mcts``::
 
     python benchmarks/wts_learned.py --games 200 --out results/wts_learned.json
     python benchmarks/wts_learned.py --games 20 --pair learned mcts:iterations=100
+    python benchmarks/wts_learned.py --games 200 --first-seed 1000 --pair mcts-learned mcts
 """
 
 from __future__ import annotations
@@ -35,14 +37,17 @@ def wilson(score: float, n: int, confidence: float = 0.95) -> tuple[float, float
     return centre - half, centre + half
 
 
-def match(first: str, second: str, games: int, max_rounds: int = 200) -> dict[str, Any]:
-    """``games`` games of ``first`` against ``second``, seats swapped; the first's results."""
+def match(
+    first: str, second: str, games: int, max_rounds: int = 200, first_seed: int = 0
+) -> dict[str, Any]:
+    """``games`` games of ``first`` against ``second``, seats swapped, game ``g`` seeded with
+    ``first_seed + g``; the first's results."""
     a, b = parse_spec(first), parse_spec(second)
     wins = draws = losses = 0
     seconds = {a.label: [0.0, 0], b.label: [0.0, 0]}
     for g in range(games):
         black, white = (a, b) if g % 2 == 0 else (b, a)
-        record, clocks = play_what_the_shell(black, white, g, max_rounds)
+        record, clocks = play_what_the_shell(black, white, first_seed + g, max_rounds)
         mine = record["outcome"] if g % 2 == 0 else -record["outcome"]
         wins, draws, losses = wins + (mine > 0), draws + (mine == 0), losses + (mine < 0)
         for seat, spec in (("black", black), ("white", white)):
@@ -53,6 +58,7 @@ def match(first: str, second: str, games: int, max_rounds: int = 200) -> dict[st
         "first": a.label,
         "second": b.label,
         "games": games,
+        "seeds": [first_seed, first_seed + games - 1],
         "wins": wins,
         "draws": draws,
         "losses": losses,
@@ -66,6 +72,7 @@ def main() -> None:
     """Play the pairings and print (and optionally write) the results."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games per pairing")
+    parser.add_argument("--first-seed", type=int, default=0, help="seed of the first game")
     parser.add_argument("--pair", nargs=2, action="append", metavar=("FIRST", "SECOND"),
                         help="two agent specs (repeatable; default: the goals)")  # fmt: skip
     parser.add_argument("--out", type=Path, help="write the results here (JSON)")
@@ -73,7 +80,7 @@ def main() -> None:
     results = []
     for first, second in args.pair or PAIRS:
         start = time.perf_counter()
-        row = match(first, second, args.games)
+        row = match(first, second, args.games, first_seed=args.first_seed)
         row["seconds"] = time.perf_counter() - start
         low, high = row["wilson95"]
         print(f"{row['first']} vs {row['second']}: +{row['wins']} ={row['draws']} "
