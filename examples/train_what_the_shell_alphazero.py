@@ -255,7 +255,11 @@ def train_steps(
 
 
 def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[str, Any]:
-    """Rate ``learned`` and ``mcts-learned`` on the fixed scale from a few games per anchor."""
+    """Rate ``learned`` and ``mcts-learned`` on the fixed scale from a few games per anchor.
+
+    ``mcts-learned`` is rated as self-play searches: guided by the network alone, without the
+    blends with ``mcts``'s heuristics that the shipped agent uses by default.
+    """
     table = anchor_table()
     out: dict[str, Any] = {}
     for label, anchors in EVAL_ANCHORS.items():
@@ -266,7 +270,13 @@ def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[
                 agent = (
                     LearnedAgent(net=net)
                     if label == "learned"
-                    else GuidedMCTSAgent(net=net, candidates=args.candidates, c_puct=args.c_puct)
+                    else GuidedMCTSAgent(
+                        net=net,
+                        candidates=args.candidates,
+                        c_puct=args.c_puct,
+                        mix=0.0,
+                        candidates_from="network",
+                    )
                 )
                 spec = table[anchor].agent
                 black, white = (agent, spec) if g % 2 == 0 else (spec, agent)

@@ -92,7 +92,8 @@ def test_shipped_network_is_small_and_loads():
 
 
 HYBRIDS = (  # option sets of the guided search's blends with the plain search's heuristics
-    {},
+    {},  # the defaults
+    {"mix": 0.0, "candidates_from": "network", "c_puct": 1.5},  # pure AlphaZero
     {"mix": 0.5, "candidates_from": "heuristic"},
     {"mix": 1.0, "candidates_from": "both", "c_puct": 0.5},
     {"mix": 0.3, "candidates_from": "heuristic", "selection": "ucb", "exploration": 0.2},
@@ -128,8 +129,9 @@ RECORDED = (
 
 
 def test_pure_guided_search_plays_as_before_the_blends():
-    """``mix=0``, network candidates and PUCT search exactly as the search did before."""
-    pure = {"mix": 0.0, "candidates_from": "network", "selection": "puct"}
+    """``mix=0``, network candidates and PUCT with ``c_puct=1.5`` (the defaults before the
+    blends) search exactly as the search did before."""
+    pure = {"mix": 0.0, "candidates_from": "network", "selection": "puct", "c_puct": 1.5}
     for i, (board, eggs, meta) in enumerate(positions(3, 7)):
         view = WhatTheShellView.of(board, eggs, meta, rules.BLACK)
         agent = GuidedMCTSAgent(iterations=150, seed=i, **pure)
