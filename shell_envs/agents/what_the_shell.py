@@ -366,7 +366,8 @@ class GuidedMCTSAgent(_PositionAgent):
         weights: an ``.npz`` network file (default: the shipped network).
         candidates: cells considered per player and node.
         c_puct: the PUCT exploration constant.
-        uniform: ignore the network: uniform priors and value ½ (a plain PUCT baseline).
+        uniform: ignore the network: uniform priors and value ½ before the ``mix`` blend
+            (with ``mix=0``, a plain PUCT baseline).
         mix: weight in [0, 1] of the window evaluation in the leaf value (the value head's
             is ``1 - mix``).
         candidates_from: ``"network"``, ``"heuristic"`` or ``"both"``.
