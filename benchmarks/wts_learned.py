@@ -63,8 +63,10 @@ def opening(rounds: int, seed: int) -> dict[str, Any] | None:
                     for a in env.agents
                 }
             )
-        if env.agents:
-            return env.position()
+        position = env.position() if env.agents else None
+        env.close()
+        if position is not None:
+            return position
 
 
 def match(
@@ -87,8 +89,8 @@ def match(
     a, b = parse_spec(first), parse_spec(second)
     wins = draws = losses = 0
     seconds = {a.label: [0.0, 0], b.label: [0.0, 0]}
-    seen = set()
-    start = None
+    seen: set[tuple[int, str, str]] = set()  # (seat of first, opening, moves)
+    start: dict[str, Any] | None = None
     for g in range(games):
         black, white = (a, b) if g % 2 == 0 else (b, a)
         if g % 2 == 0:
