@@ -162,13 +162,14 @@ def play_game(
             search.run_search(tree, iterations, search.UCB, 0.35, 0.1)
         else:
             search.init_guided_root(tree, board.copy(), eggs.copy(), meta.copy(), everywhere,
-                                    net, False)  # fmt: skip
+                                    net, False, 0.0, search.NETWORK_CANDIDATES)  # fmt: skip
             priors = tree[search.T_PRIORS]
             for side in range(2):
                 n = int(tree[search.T_N_CANDIDATES][0, side])
                 noise = rng.dirichlet(np.full(n, args.dirichlet))
                 priors[0, side, :n] = (1 - args.noise) * priors[0, side, :n] + args.noise * noise
-            search.run_guided_search(tree, iterations, net, False, args.c_puct)
+            search.run_guided_search(tree, iterations, net, False, search.PUCT, args.c_puct, 0.0,
+                                     search.NETWORK_CANDIDATES)  # fmt: skip
         x = np.empty(network.N_FEATURES, np.float32)
         search.net_features(board.copy(), eggs.copy(), meta.copy(), rules.BLACK, x)
         shares = [_visit_shares(tree, side) for side in range(2)]
@@ -254,7 +255,11 @@ def train_steps(
 
 
 def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[str, Any]:
-    """Rate ``learned`` and ``mcts-learned`` on the fixed scale from a few games per anchor."""
+    """Rate ``learned`` and ``mcts-learned`` on the fixed scale from a few games per anchor.
+
+    ``mcts-learned`` is rated as self-play searches: guided by the network alone, without the
+    blends with ``mcts``'s heuristics that the shipped agent uses by default.
+    """
     table = anchor_table()
     out: dict[str, Any] = {}
     for label, anchors in EVAL_ANCHORS.items():
@@ -265,7 +270,13 @@ def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[
                 agent = (
                     LearnedAgent(net=net)
                     if label == "learned"
-                    else GuidedMCTSAgent(net=net, candidates=args.candidates, c_puct=args.c_puct)
+                    else GuidedMCTSAgent(
+                        net=net,
+                        candidates=args.candidates,
+                        c_puct=args.c_puct,
+                        mix=0.0,
+                        candidates_from="network",
+                    )
                 )
                 spec = table[anchor].agent
                 black, white = (agent, spec) if g % 2 == 0 else (spec, agent)

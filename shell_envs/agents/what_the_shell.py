@@ -17,7 +17,7 @@ import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
-from shell_envs.core.validation import choice, number_in, positive_int
+from shell_envs.core.validation import choice, flag, number_in, positive_int
 from shell_envs.core.weights import pick
 from shell_envs.what_the_shell import network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
@@ -26,6 +26,12 @@ from shell_envs.what_the_shell.position import check_arrays
 GAME = "what_the_shell"
 MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
 SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
+GUIDED_SELECTIONS = {"puct": search.PUCT, "ucb": search.UCB_SELECTION}  # mcts-learned's
+SOURCES = {  # where mcts-learned's candidates come from
+    "network": search.NETWORK_CANDIDATES,
+    "heuristic": search.HEURISTIC_CANDIDATES,
+    "both": search.BOTH_CANDIDATES,
+}
 
 
 @dataclass(frozen=True)
@@ -338,18 +344,35 @@ class LearnedAgent(_PositionAgent):
 class GuidedMCTSAgent(_PositionAgent):
     """Simultaneous-move tree search guided by the learned network (AlphaZero-style).
 
-    Each node holds both players' ``candidates`` cells with the highest network logits and
-    their priors (one forward pass, which also values the node; a decided game is valued by
-    its outcome); each side selects independently by PUCT with constant ``c_puct``
-    (:func:`search.run_guided_search`).  The move played is the root's most visited
-    candidate (ties at random, seeded).  About 30 ms a move at the default 400 iterations.
+    Each node holds both players' ``candidates`` cells and their priors, from one forward
+    pass, which also values the node (a decided game is valued by its outcome); each side
+    selects independently (:func:`search.run_guided_search`).  The move played is the root's
+    most visited candidate (ties at random, seeded).  The options blend in the plain search's
+    heuristics, as AlphaGo blended its value network with rollouts: ``mix`` weighs the
+    window evaluation of ``mcts`` into the leaf value, ``candidates_from`` draws the
+    candidates from the network (``"network"``), the greedy heuristic (``"heuristic"``, the
+    network then only gives the priors) or both in turn (``"both"``), and ``selection="ucb"``
+    selects by ``mcts``'s decoupled UCT (constant ``exploration``, priors unused) instead of
+    PUCT (constant ``c_puct``).  ``mix=0``, ``candidates_from="network"`` and
+    ``selection="puct"`` is the pure AlphaZero search (with ``c_puct=1.5``, the search the
+    network was trained with).  The defaults, half value head and half window evaluation, the
+    heuristic's candidates with the network's priors, and ``c_puct=0.5``, were chosen by
+    matches against ``mcts`` at the same 400 iterations (``docs/agents.md``): the network's
+    value head and its own top cells alone are weaker than ``mcts``'s.  About 15 ms a move at
+    400 iterations (``mcts``: about 4 ms).
 
     Args:
         iterations: search iterations per move.
         weights: an ``.npz`` network file (default: the shipped network).
         candidates: cells considered per player and node.
         c_puct: the PUCT exploration constant.
-        uniform: ignore the network: uniform priors and value ½ (a plain PUCT baseline).
+        uniform: ignore the network: uniform priors and value ½ before the ``mix`` blend
+            (with ``mix=0``, a plain PUCT baseline).
+        mix: weight in [0, 1] of the window evaluation in the leaf value (the value head's
+            is ``1 - mix``).
+        candidates_from: ``"network"``, ``"heuristic"`` or ``"both"``.
+        selection: ``"puct"`` or ``"ucb"``.
+        exploration: the UCT constant of ``selection="ucb"``.
         net: a network (tuple of arrays) instead of a file, for training code.
         seed: seeds the tie-breaking.
     """
@@ -361,8 +384,12 @@ class GuidedMCTSAgent(_PositionAgent):
         iterations: int = 400,
         weights: str | None = None,
         candidates: int = 8,
-        c_puct: float = 1.5,
+        c_puct: float = 0.5,
         uniform: bool = False,
+        mix: float = 0.5,
+        candidates_from: str = "heuristic",
+        selection: str = "puct",
+        exploration: float = 0.35,
         net: network.Network | None = None,
         seed: int | None = None,
     ) -> None:
@@ -370,10 +397,18 @@ class GuidedMCTSAgent(_PositionAgent):
             raise ValueError(f"candidates must be at most 81, got {candidates!r}")
         if not number_in(c_puct, 0.0, np.inf):
             raise ValueError(f"c_puct must be a non-negative number, got {c_puct!r}")
+        if not number_in(mix, 0.0, 1.0):
+            raise ValueError(f"mix must be a number in [0, 1], got {mix!r}")
+        if not number_in(exploration, 0.0, np.inf):
+            raise ValueError(f"exploration must be a non-negative number, got {exploration!r}")
         self.iterations = positive_int("iterations", iterations, high=MAX_NODES)
         self.candidates = int(candidates)
         self.c_puct = float(c_puct)
-        self.uniform = bool(uniform)
+        self.uniform = flag("uniform", uniform)
+        self.mix = float(mix)
+        self.candidates_from = choice("candidates_from", candidates_from, tuple(SOURCES))
+        self.selection = choice("selection", selection, tuple(GUIDED_SELECTIONS))
+        self.exploration = float(exploration)
         self.net = network.FORMAT.choose(weights, net)
         self._tree = search.new_tree(self.iterations + 1, self.candidates)
         self.rng = np.random.default_rng(seed)
@@ -386,9 +421,16 @@ class GuidedMCTSAgent(_PositionAgent):
         mask[legal] = True
         tree = self._tree
         board, eggs, meta = state.board.copy(), state.eggs.copy(), state.meta.copy()
-        search.init_guided_root(tree, board, eggs, meta, mask, self.net, self.uniform)
+        source = SOURCES[self.candidates_from]
+        search.init_guided_root(
+            tree, board, eggs, meta, mask, self.net, self.uniform, self.mix, source
+        )
         rules.seed_numba(int(self.rng.integers(2**31)))
-        search.run_guided_search(tree, self.iterations, self.net, self.uniform, self.c_puct)
+        selection = GUIDED_SELECTIONS[self.selection]
+        constant = self.c_puct if self.selection == "puct" else self.exploration
+        search.run_guided_search(
+            tree, self.iterations, self.net, self.uniform, selection, constant, self.mix, source
+        )
         n = int(tree[search.T_N_CANDIDATES][0, side])
         visits = tree[search.T_VISITS][0, side, :n]
         best = np.flatnonzero(visits >= visits.max())

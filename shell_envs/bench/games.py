@@ -122,18 +122,23 @@ def play_what_the_shell(
     max_rounds: int,
     fail_fast: bool = False,
     index: int = 0,
+    position: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, list[float]]]:
     """One game, ``black`` against ``white`` (agent specs or agent objects); returns the record
     and ``{seat: [seconds, moves]}``.
 
-    The env is reset with ``seed``; black's agent is seeded with ``seed`` and white's with
-    ``seed + 1``.  The result is the sign of black's reward minus white's (both players
-    playing illegally is a draw); a move cap reached is a draw.
+    The game starts from the empty board, or from ``position`` (as ``env.position()`` gives
+    it, recorded as ``"start"``): an opening, since the rules have no randomness and two
+    searches that break few ties would otherwise replay a handful of games.  The env is reset
+    with ``seed``; black's agent is seeded with ``seed`` and white's with ``seed + 1``.  The
+    result is the sign of black's reward minus white's (both players playing illegally is a
+    draw); a move cap reached is a draw.
     """
     from shell_envs import what_the_shell_v0
 
     env = what_the_shell_v0.parallel_env(max_rounds=max_rounds)
-    observations, _ = env.reset(seed=seed)
+    options = None if position is None else {"position": position}
+    observations, _ = env.reset(seed=seed, options=options)
     (black_agent, black_label), (white_agent, white_label) = (
         _player(WTS, black, seed),
         _player(WTS, white, seed + 1),
@@ -155,6 +160,8 @@ def play_what_the_shell(
         "illegal": [],
         "errors": [],
     }
+    if position is not None:
+        record["start"] = position
     loser = None
     rewards = {"black": 0.0, "white": 0.0}
     truncated = {"black": False}

@@ -60,7 +60,8 @@ def _what_the_shell(record: dict[str, Any], render_mode: str) -> Iterator[tuple[
     from shell_envs.what_the_shell.position import cell_name
 
     env = what_the_shell_v0.parallel_env(max_rounds=record["max_rounds"], render_mode=render_mode)
-    env.reset(seed=record["seed"])
+    start = record.get("start")  # a game that began from a position (an opening)
+    env.reset(seed=record["seed"], options=None if start is None else {"position": start})
     title = f"{record['black']} (black) vs {record['white']} (white)"
     yield f"{title}: start", env.render()
     for n, (black, white) in enumerate(record["actions"], 1):

@@ -64,6 +64,9 @@ BLACK_SIDE = np.int64(0)
 WHITE_SIDE = np.int64(1)
 NO_EGG, ONE_EGG = np.int64(0), np.int64(1)  # _gain's eggs_allowed
 UCB_SELECTION = np.int64(UCB)
+PUCT = np.int64(2)  # the guided search's default selection (run_guided_search)
+# where the guided search's candidates come from (_guide)
+NETWORK_CANDIDATES, HEURISTIC_CANDIDATES, BOTH_CANDIDATES = np.int64(0), np.int64(1), np.int64(2)
 UNEXPANDED = -1
 
 
@@ -544,6 +547,16 @@ def net_features(board, eggs, meta, player, out):
     opponent cell values by :func:`score_both`, log-squashed) and the window evaluation
     (:func:`evaluate`, as ``player``'s value in [-1, 1]).
     """
+    black = np.empty(rules.CELLS, dtype=np.float64)
+    white = np.empty(rules.CELLS, dtype=np.float64)
+    score_both(board, eggs, meta, black, white)
+    _features(board, eggs, meta, player, black, white, out)
+
+
+@jit
+def _features(board, eggs, meta, player, black, white, out):
+    """:func:`net_features` from both players' cell values ``black`` and ``white`` already
+    computed by :func:`score_both` (the guided search also picks candidates from them)."""
     cells = rules.CELLS
     opponent = rules.BLACK + rules.WHITE - player
     sudden = 1.0 if meta[rules.SUDDEN_DEATH] != 0 else 0.0
@@ -556,9 +569,6 @@ def net_features(board, eggs, meta, player, out):
         out[4 * cells + cell] = sudden
     for i in range(meta[rules.N_EGGS]):
         out[3 * cells + np.int64(eggs[i])] = 1.0 - i / cells  # int8 + 243 would overflow
-    black = np.empty(cells, dtype=np.float64)
-    white = np.empty(cells, dtype=np.float64)
-    score_both(board, eggs, meta, black, white)
     for cell in range(cells):
         own = black[cell] if player == rules.BLACK else white[cell]
         theirs = white[cell] if player == rules.BLACK else black[cell]
@@ -582,39 +592,97 @@ def _outcome_value(meta):
 
 
 @jit
-def _net_value(net, uniform, board, eggs, meta, x, logits):
-    """Black's value of a position by the network (``logits`` filled), or ½ if ``uniform``."""
+def _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white):
+    """Black's value of a position for the guided search; fills ``logits`` and the heuristic's
+    cell values ``black`` and ``white`` (:func:`score_both`) when the game is not decided.
+
+    A decided game is valued by its outcome; otherwise ``(1 - mix)`` times the network's value
+    (½ and zero logits if ``uniform``) plus ``mix`` times the window evaluation
+    (:func:`evaluate`), AlphaGo's blend of a learned value with a second evaluator.
+    """
     if meta[rules.OUTCOME] != rules.ONGOING:
         return _outcome_value(meta)
+    score_both(board, eggs, meta, black, white)
     if uniform:
         logits[:] = 0.0
-        return 0.5
-    net_features(board, eggs, meta, rules.BLACK, x)
-    return network.forward(net, x, logits)
+        value = 0.5
+    else:
+        _features(board, eggs, meta, rules.BLACK, black, white, x)
+        value = network.forward(net, x, logits)
+    if mix > 0.0:
+        value = (1.0 - mix) * value + mix * evaluate(board, meta)
+    return value
 
 
 @jit
-def _guide(tree, node, net, uniform, mask, x, logits):
-    """Value ``node`` and pick both sides' candidates: the ``k`` cells of ``mask`` with the
-    highest network logits, their priors the softmax over those; returns black's value."""
+def _candidates(board, scores, k, out):
+    """The ``k`` best cells by ``scores`` into ``out`` (:func:`_top`), less the trailing
+    ``-inf`` ones (occupied or masked out); returns how many."""
+    n = _top(board, scores, k, out)
+    while n > 0 and scores[out[n - 1]] == -np.inf:
+        n -= 1
+    return n
+
+
+@jit
+def _guide(tree, node, net, uniform, mask, x, logits, mix, source):
+    """Value ``node`` (:func:`_net_value`) and pick both sides' candidates within ``mask``;
+    returns black's value.
+
+    ``source`` picks the ``k`` candidates: ``NETWORK_CANDIDATES``, the cells with the highest
+    network logits; ``HEURISTIC_CANDIDATES``, the best cells by :func:`score_both` (as
+    :func:`run_search` does); ``BOTH_CANDIDATES``, the two lists' cells taken in turn
+    (network first) until ``k`` are chosen.  The priors are the softmax of the network's
+    logits over the chosen cells.  A decided node gets none (it is never expanded).
+    """
     board = tree[T_BOARDS][node]
-    value = _net_value(net, uniform, board, tree[T_EGGS][node], tree[T_METAS][node], x, logits)
+    meta = tree[T_METAS][node]
+    black = np.empty(rules.CELLS, dtype=np.float64)
+    white = np.empty(rules.CELLS, dtype=np.float64)
+    value = _net_value(net, uniform, mix, board, tree[T_EGGS][node], meta, x, logits, black, white)
     tree[T_LEAF][node] = value
+    if meta[rules.OUTCOME] != rules.ONGOING:
+        tree[T_N_CANDIDATES][node] = 0
+        return value
     cands = tree[T_CANDIDATES]
     priors = tree[T_PRIORS]
     k = cands.shape[2]
-    scores = np.empty(rules.CELLS, dtype=np.float64)
+    net_scores = np.empty(rules.CELLS, dtype=np.float64)
+    heuristic = np.empty(rules.CELLS, dtype=np.float64)
+    net_top = np.empty(k, dtype=np.int64)
+    heuristic_top = np.empty(k, dtype=np.int64)
     for side in range(2):
+        own = black if side == 0 else white
         for cell in range(rules.CELLS):
             legal = board[cell] == rules.EMPTY and mask[cell]
-            scores[cell] = logits[side * rules.CELLS + cell] if legal else -np.inf
-        n = _top(board, scores, k, cands[node, side])
-        while n > 0 and scores[cands[node, side, n - 1]] == -np.inf:
-            n -= 1
-        top = scores[cands[node, side, 0]] if n > 0 else 0.0
+            net_scores[cell] = logits[side * rules.CELLS + cell] if legal else -np.inf
+            heuristic[cell] = own[cell] if legal else -np.inf
+        if source == NETWORK_CANDIDATES:
+            n = _candidates(board, net_scores, k, cands[node, side])
+        elif source == HEURISTIC_CANDIDATES:
+            n = _candidates(board, heuristic, k, cands[node, side])
+        else:
+            n_net = _candidates(board, net_scores, k, net_top)
+            n_heuristic = _candidates(board, heuristic, k, heuristic_top)
+            n = 0
+            for i in range(k):
+                for j in range(2):
+                    if n == k or i >= (n_net if j == 0 else n_heuristic):
+                        continue
+                    cell = net_top[i] if j == 0 else heuristic_top[i]
+                    fresh = True
+                    for m in range(n):
+                        if cands[node, side, m] == cell:
+                            fresh = False
+                    if fresh:
+                        cands[node, side, n] = cell
+                        n += 1
+        top = -np.inf
+        for i in range(n):
+            top = max(top, net_scores[cands[node, side, i]])
         total = 0.0
         for i in range(n):
-            p = np.exp(scores[cands[node, side, i]] - top)
+            p = np.exp(net_scores[cands[node, side, i]] - top)
             priors[node, side, i] = p
             total += p
         for i in range(n):
@@ -624,17 +692,17 @@ def _guide(tree, node, net, uniform, mask, x, logits):
 
 
 @jit
-def init_guided_root(tree, board, eggs, meta, mask, net, uniform):
+def init_guided_root(tree, board, eggs, meta, mask, net, uniform, mix, source):
     """Make ``board`` the root of a fresh guided tree (candidates within ``mask``).
 
     ``net`` is a network (:mod:`.network`); ``uniform`` ignores it for uniform priors and
-    value ½.  Returns black's value of the root by the network.
+    value ½; ``mix`` and ``source`` as in :func:`_guide`.  Returns black's value of the root.
     """
     tree[T_N_NODES][0] = 1
     _init_node(tree, ROOT, board, eggs, meta)
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
-    return _guide(tree, ROOT, net, uniform, mask, x, logits)
+    return _guide(tree, ROOT, net, uniform, mask, x, logits, mix, source)
 
 
 @jit
@@ -669,12 +737,14 @@ def _select_puct(tree, node, side, c_puct):
 
 
 @jit
-def run_guided_search(tree, iterations, net, uniform, c_puct):
+def run_guided_search(tree, iterations, net, uniform, selection, exploration, mix, source):
     """Run ``iterations`` network-guided iterations from the root made by init_guided_root.
 
-    Both sides select independently by PUCT (:func:`_select_puct`) over their candidates; a
-    new node is valued and given priors by one network forward pass (:func:`_guide`), a decided
-    game by its outcome, and the value is credited along the path as in :func:`run_search`.
+    Both sides select independently over their candidates, by PUCT (:func:`_select_puct`,
+    ``selection`` = ``PUCT``, ``exploration`` its constant) or by the plain search's UCT
+    (:func:`_select`, ``UCB``, which ignores the priors); a new node is valued and given
+    candidates and priors by one network forward pass (:func:`_guide`), a decided game by its
+    outcome, and the value is credited along the path as in :func:`run_search`.
     """
     metas = tree[T_METAS]
     children = tree[T_CHILDREN]
@@ -682,7 +752,10 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
     depth_cap = path_nodes.size
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
+    black = np.empty(rules.CELLS, dtype=np.float64)
+    white = np.empty(rules.CELLS, dtype=np.float64)
     everywhere = np.ones(rules.CELLS, dtype=np.bool_)
+    sigma = np.empty(1, dtype=np.float64)
     for _ in range(iterations):
         node = ROOT
         depth = 0
@@ -690,8 +763,12 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
             if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
                 value = tree[T_LEAF][node]
                 break
-            b = _select_puct(tree, node, BLACK_SIDE, c_puct)
-            w = _select_puct(tree, node, WHITE_SIDE, c_puct)
+            if selection == PUCT:
+                b = _select_puct(tree, node, BLACK_SIDE, exploration)
+                w = _select_puct(tree, node, WHITE_SIDE, exploration)
+            else:
+                b = _select(tree, node, BLACK_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
+                w = _select(tree, node, WHITE_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
             path_nodes[depth] = node
             path_choice[depth, 0] = b
             path_choice[depth, 1] = w
@@ -702,8 +779,8 @@ def run_guided_search(tree, iterations, net, uniform, c_puct):
                 continue
             child = _play_child(tree, node, b, w, board, eggs, meta, info, work)
             if child != NO_CHILD:
-                value = _guide(tree, child, net, uniform, everywhere, x, logits)
+                value = _guide(tree, child, net, uniform, everywhere, x, logits, mix, source)
             else:
-                value = _net_value(net, uniform, board, eggs, meta, x, logits)
+                value = _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white)
             break
         _backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB_SELECTION)

@@ -250,6 +250,29 @@ def test_replays_reproduce_the_recorded_final_positions(tmp_path: Path) -> None:
     assert missing.exit_code == 2 and "has no game 9999" in missing.output
 
 
+def test_a_what_the_shell_game_can_start_from_a_position() -> None:
+    """``play_what_the_shell(position=...)`` starts there, records it, and replays from it."""
+    from shell_envs import what_the_shell_v0
+    from shell_envs.agents.spec import parse_spec
+    from shell_envs.bench.games import play_what_the_shell
+
+    env = what_the_shell_v0.parallel_env()
+    env.reset()
+    for black, white in ((40, 41), (30, 50), (31, 31)):  # the last one collides: an egg
+        env.step({"black": black, "white": white})
+    start = env.position()
+    greedy = parse_spec("greedy")
+    record, _ = play_what_the_shell(greedy, greedy, 0, 200, position=start)
+    assert record["start"] == start
+    steps = list(replay.positions(record, "ansi"))  # checks the recorded final position
+    assert len(steps) == len(record["actions"]) + 1
+    shown = what_the_shell_v0.parallel_env(render_mode="ansi")
+    shown.reset(options={"position": start})
+    assert steps[0][1] == shown.render()
+    plain, _ = play_what_the_shell(greedy, greedy, 0, 200)
+    assert "start" not in plain and plain["actions"] != record["actions"]
+
+
 def test_progress_ticks_once_per_finished_game(monkeypatch) -> None:
     ticks: list[int] = []
 

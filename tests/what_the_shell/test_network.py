@@ -91,17 +91,158 @@ def test_shipped_network_is_small_and_loads():
     assert network.check(network.shipped())[0].shape[0] == network.N_FEATURES
 
 
-def test_uniform_network_plays_like_uniform_priors():
-    """A network of zeros (uniform priors, value ½) searches exactly as ``uniform=True``."""
+HYBRIDS = (  # option sets of the guided search's blends with the plain search's heuristics
+    {},  # the defaults
+    {"mix": 0.0, "candidates_from": "network", "c_puct": 1.5},  # pure AlphaZero
+    {"mix": 0.5, "candidates_from": "heuristic"},
+    {"mix": 1.0, "candidates_from": "both", "c_puct": 0.5},
+    {"mix": 0.3, "candidates_from": "heuristic", "selection": "ucb", "exploration": 0.2},
+)
+
+
+@pytest.mark.parametrize("options", HYBRIDS)
+def test_uniform_network_plays_like_uniform_priors(options):
+    """A network of zeros (uniform priors, value ½) searches exactly as ``uniform=True``,
+    with or without the blends."""
     for i, (board, eggs, meta) in enumerate(positions(4, 2)):
         for player in (rules.BLACK, rules.WHITE):
             view = WhatTheShellView.of(board, eggs, meta, player)
             mask = board == rules.EMPTY
-            zero = GuidedMCTSAgent(iterations=120, net=network.zeros(16), seed=i)
-            uniform = GuidedMCTSAgent(iterations=120, uniform=True, seed=i)
+            zero = GuidedMCTSAgent(iterations=120, net=network.zeros(16), seed=i, **options)
+            uniform = GuidedMCTSAgent(iterations=120, uniform=True, seed=i, **options)
             assert zero.act_with_state(view, mask) == uniform.act_with_state(view, mask)
             for field in (search.T_CANDIDATES, search.T_VISITS, search.T_VALUES, search.T_PRIORS):
                 np.testing.assert_array_equal(zero._tree[field], uniform._tree[field])
+
+
+# GuidedMCTSAgent(iterations=150, seed=i) from black's view of positions(3, 7), recorded with
+# the search before mix, candidates_from and selection existed (commit ef6c4de): the move, the
+# root's candidates and visits of both sides, and the node count
+RECORDED = (
+    (76, [[76, 30, 35, 39, 42, 22, 48, 44], [30, 76, 35, 39, 42, 22, 48, 44]],
+     [[60, 44, 22, 11, 4, 2, 5, 2], [80, 46, 18, 3, 1, 1, 1, 0]], 60),
+    (43, [[43, 64, 37, 58, 32, 49, 75, 68], [43, 64, 37, 58, 32, 49, 75, 60]],
+     [[128, 5, 5, 6, 3, 1, 2, 0], [124, 5, 13, 2, 1, 2, 2, 1]], 125),
+    (40, [[40, 57, 21, 15, 16, 12, 33, 28], [40, 57, 16, 15, 21, 12, 33, 28]],
+     [[27, 15, 27, 27, 25, 14, 7, 8], [26, 16, 22, 26, 25, 16, 10, 9]], 151),
+)  # fmt: skip
+
+
+def test_pure_guided_search_plays_as_before_the_blends():
+    """``mix=0``, network candidates and PUCT with ``c_puct=1.5`` (the defaults before the
+    blends) search exactly as the search did before."""
+    pure = {"mix": 0.0, "candidates_from": "network", "selection": "puct", "c_puct": 1.5}
+    for i, (board, eggs, meta) in enumerate(positions(3, 7)):
+        view = WhatTheShellView.of(board, eggs, meta, rules.BLACK)
+        agent = GuidedMCTSAgent(iterations=150, seed=i, **pure)
+        move = agent.act_with_state(view, board == rules.EMPTY)
+        tree = agent._tree
+        assert (
+            move,
+            tree[search.T_CANDIDATES][0].tolist(),
+            tree[search.T_VISITS][0].astype(int).tolist(),
+            int(tree[search.T_N_NODES][0]),
+        ) == RECORDED[i]
+
+
+@pytest.mark.parametrize("options", HYBRIDS)
+def test_guided_options_are_deterministic_for_a_seed(options):
+    for board, eggs, meta in positions(2, 9):
+        mask = board == rules.EMPTY
+        view = WhatTheShellView.of(board, eggs, meta, rules.WHITE)
+        runs = []
+        for _ in range(2):
+            agent = GuidedMCTSAgent(iterations=100, seed=4, **options)
+            runs.append((agent.act_with_state(view, mask), agent._tree[search.T_VISITS].copy()))
+        assert runs[0][0] == runs[1][0]
+        np.testing.assert_array_equal(runs[0][1], runs[1][1])
+
+
+def test_leaf_value_mixes_the_value_head_and_the_window_evaluation():
+    """Each node's stored value is ``(1 - mix)`` times the network's plus ``mix`` times
+    :func:`search.evaluate`'s (the outcome when the game is decided)."""
+    board, eggs, meta = positions(1, 3)[0]
+    net = network.shipped()
+    x = np.empty(network.N_FEATURES, np.float32)
+    logits = np.empty(network.N_LOGITS, np.float32)
+    for mix in (0.0, 0.25, 1.0):
+        agent = GuidedMCTSAgent(iterations=60, mix=mix, seed=0)
+        agent.act_with_state(WhatTheShellView.of(board, eggs, meta, 1), board == rules.EMPTY)
+        tree = agent._tree
+        for node in range(int(tree[search.T_N_NODES][0])):
+            fields = (search.T_BOARDS, search.T_EGGS, search.T_METAS)
+            b, e, m = (tree[f][node].copy() for f in fields)
+            window = search.evaluate(b, m)
+            if m[rules.OUTCOME] != rules.ONGOING:
+                expected = window  # the outcome: 1, 0 or ½
+            else:
+                search.net_features(b, e, m, rules.BLACK, x)
+                expected = (1 - mix) * network.forward(net, x, logits) + mix * window
+            assert tree[search.T_LEAF][node] == pytest.approx(expected, abs=1e-12)
+
+
+def test_candidates_from_the_heuristic_or_both():
+    """``"heuristic"`` takes the plain search's candidates; ``"both"`` takes the network's and
+    the heuristic's best cells in turn; the priors are the network's softmax over them."""
+    for board, eggs, meta in positions(3, 11):
+        mask = board == rules.EMPTY
+        view = WhatTheShellView.of(board, eggs, meta, rules.BLACK)
+        plain = search.new_tree(2, 8)
+        search.init_root(plain, board, eggs, meta, mask)
+        trees = {}
+        for source in ("network", "heuristic", "both"):
+            agent = GuidedMCTSAgent(iterations=20, candidates_from=source, seed=0)
+            agent.act_with_state(view, mask)
+            trees[source] = agent._tree
+        for side in range(2):
+            net_cells = trees["network"][search.T_CANDIDATES][0, side].tolist()
+            heuristic_cells = plain[search.T_CANDIDATES][0, side].tolist()
+            assert trees["heuristic"][search.T_CANDIDATES][0, side].tolist() == heuristic_cells
+            both = trees["both"][search.T_CANDIDATES][0, side].tolist()
+            assert len(set(both)) == 8
+            assert set(net_cells[:4]) | set(heuristic_cells[:4]) <= set(both)
+            assert both[:2] == [net_cells[0], heuristic_cells[0]] or (
+                net_cells[0] == heuristic_cells[0] and both[0] == net_cells[0]
+            )
+            for tree in trees.values():
+                priors = tree[search.T_PRIORS][0, side]
+                assert priors.sum() == pytest.approx(1.0) and (priors > 0).all()
+
+
+def test_ucb_hybrid_with_the_window_evaluation_searches_as_mcts():
+    """``mix=1``, heuristic candidates and UCB: the guided search is the plain ``mcts``
+    search (same candidates, values and visits), so the blends span both searches."""
+    for board, eggs, meta in positions(3, 13):
+        for player in (rules.BLACK, rules.WHITE):
+            view = WhatTheShellView.of(board, eggs, meta, player)
+            mask = board == rules.EMPTY
+            guided = GuidedMCTSAgent(
+                iterations=200, candidates=6, mix=1.0, candidates_from="heuristic",
+                selection="ucb", exploration=0.35, seed=1,
+            )  # fmt: skip
+            plain = make_agent("what_the_shell", "mcts", iterations=200, seed=1)
+            guided.act_with_state(view, mask)
+            plain.act_with_state(view, mask)
+            for field in (search.T_CANDIDATES, search.T_VISITS, search.T_VALUES):
+                np.testing.assert_array_equal(guided._tree[field][0], plain._tree[field][0])
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"mix": -0.1}, "mix must be a number in \\[0, 1\\]"),
+        ({"mix": 1.5}, "mix must be"),
+        ({"mix": "half"}, "mix must be"),
+        ({"candidates_from": "rollouts"}, "candidates_from must be one of"),
+        ({"selection": "regret_matching"}, "selection must be one of 'puct', 'ucb'"),
+        ({"exploration": -1.0}, "exploration must be a non-negative number"),
+        ({"c_puct": -1.0}, "c_puct must be a non-negative number"),
+        ({"uniform": "yes"}, "uniform must be True or False"),
+    ],
+)
+def test_guided_options_are_validated(options, message):
+    with pytest.raises(ValueError, match=message):
+        GuidedMCTSAgent(**options)
 
 
 def test_guided_search_finds_the_winning_cell():
@@ -126,8 +267,9 @@ def test_both_searches_keep_to_a_full_tree():
     for guided in (False, True):
         tree = search.new_tree(12, 8)
         if guided:
-            search.init_guided_root(tree, board, eggs, meta, mask, net, False)
-            search.run_guided_search(tree, 400, net, False, 1.5)
+            source = search.NETWORK_CANDIDATES
+            search.init_guided_root(tree, board, eggs, meta, mask, net, False, 0.0, source)
+            search.run_guided_search(tree, 400, net, False, search.PUCT, 1.5, 0.0, source)
         else:
             search.init_root(tree, board, eggs, meta, mask)
             search.run_search(tree, 400, search.UCB, 1.0, 0.1)
