@@ -247,3 +247,41 @@ def test_a_forked_worker_watches_the_lock_instead_of_a_process_that_is_not_its_c
     finally:
         del background._tasks["fork test"]
         background._refresh()
+
+
+# In a fresh cache: what each env with a built-in encoder asks the cache for, once its
+# background process's work (_exercise, run here in the foreground) is done.
+ASKED_AFTER_COMPILE = """
+import importlib
+from shell_envs.core import background
+from shell_envs.core.jit import is_cached
+
+asked = []
+background.start = lambda entry, payload, _m, points, _w: asked.append((payload, points))
+for game, cls in (("what_the_shell", "WhatTheShellEnv"), ("scorpion", "ScorpionEnv")):
+    module = importlib.import_module(f"shell_envs.{game}.env")
+    for name in module.ENCODERS.names():
+        del asked[:]
+        getattr(module, cls)(obs_encoder=name)
+        (payload, points), = asked
+        module._exercise(payload)
+        print(game, name, is_cached(*points))
+"""
+
+
+def test_once_compiled_a_new_env_starts_no_background_compile(tmp_path: Path) -> None:
+    # an env asks the cache for exactly what its background compile fills: a function that
+    # only ever compiles inside another (never called from Python) gets no cache entry of its
+    # own, and every new env would start the background compile again
+    environ = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), **{background.ENV_VAR: "0"})
+    done = subprocess.run(
+        [sys.executable, "-c", ASKED_AFTER_COMPILE],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=environ,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert len(lines) >= 4 and all(line.endswith(" True") for line in lines), lines

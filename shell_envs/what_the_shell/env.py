@@ -435,12 +435,16 @@ def _compile_in_background(obs_encoder: str, encoder: Any) -> None:
     """Compile the rules an env with encoder ``obs_encoder`` runs in a background process, if
     they are not cached; they run as plain Python until then
     (:mod:`shell_envs.core.background`)."""
-    entry_points = [getattr(encoder, name, None) for name in ("step_pair", "encode_pair")]
+    fused = [getattr(encoder, name, None) for name in ("step_pair", "encode_pair")]
+    # rules.try_step is called from Python only without a fused step (otherwise it compiles
+    # inside step_pair and never gets a cache entry of its own: asking for one would start a
+    # background compile at every new env)
+    stepping = (rules.try_step,) if fused[0] is None else ()
     background.start(
         "shell_envs.what_the_shell.env:_exercise",
         {"obs_encoder": obs_encoder},
         _RULE_MODULES,
-        (*entry_points, encoder.encode, rules.try_step),
+        (*fused, encoder.encode, *stepping),
         "the What the Shell rules",
     )
 
