@@ -178,10 +178,12 @@ def _value(text: str) -> Any:
 
 
 def _builtin_label(name: str, options: tuple[tuple[str, Any], ...]) -> str:
-    """``mcts-1600`` for one numeric setting, ``mcts(a=1,b=2)`` otherwise, plain ``name``."""
+    """``mcts-1600`` for one numeric setting, ``mcts(a=1,b=2)`` otherwise (a flag too:
+    ``mcts-learned(uniform=True)``), plain ``name``."""
     if not options:
         return name
-    if len(options) == 1 and isinstance(options[0][1], int | float):
+    value = options[0][1]
+    if len(options) == 1 and isinstance(value, int | float) and not isinstance(value, bool):
         return f"{name}-{options[0][1]}"
     return f"{name}(" + ",".join(f"{k}={v}" for k, v in options) + ")"
 

@@ -26,6 +26,13 @@ USER_FILE = Path(__file__).with_name("user_agents.py")
             "lookahead",
             (("samples", 4), ("deal_last", True)),
         ),
+        (
+            "mcts-learned:uniform=true",
+            "mcts-learned(uniform=True)",
+            "builtin",
+            "mcts-learned",
+            (("uniform", True),),
+        ),
         ("me=mcts:iterations=50", "me", "builtin", "mcts", (("iterations", 50),)),
         ("tests.bench.user_agents:first_legal", "first_legal", "callable", None, ()),
         ("path/to/agents.py:make", "make", "callable", None, ()),
