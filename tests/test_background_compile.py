@@ -178,20 +178,32 @@ print("compiled after:", bool(encoders.step_tableau.signatures))
 """
 
 
-def test_a_cold_start_compiles_in_one_background_process_and_then_runs_compiled(
-    tmp_path: Path,
-) -> None:
+def run_in_fresh_cache(
+    script: str, tmp_path: Path, background_compile: str
+) -> subprocess.CompletedProcess:
+    """Run ``script`` in a new interpreter with an empty compile cache under ``tmp_path``;
+    it must succeed."""
     cache = tmp_path / "cache"
-    environ = dict(os.environ, NUMBA_CACHE_DIR=str(cache), **{background.ENV_VAR: "1"})
+    environ = dict(
+        os.environ, NUMBA_CACHE_DIR=str(cache), **{background.ENV_VAR: background_compile}
+    )
     done = subprocess.run(
-        [sys.executable, "-c", COLD_START],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         cwd=tmp_path,
         env=environ,
-        timeout=600,
+        timeout=900,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_a_cold_start_compiles_in_one_background_process_and_then_runs_compiled(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    done = run_in_fresh_cache(COLD_START, tmp_path, background_compile="1")
     assert done.stdout.splitlines() == [
         "pending after the first step: True",
         "compiled then: False",
@@ -273,15 +285,6 @@ def test_once_compiled_a_new_env_starts_no_background_compile(tmp_path: Path) ->
     # an env asks the cache for exactly what its background compile fills: a function that
     # only ever compiles inside another (never called from Python) gets no cache entry of its
     # own, and every new env would start the background compile again
-    environ = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), **{background.ENV_VAR: "0"})
-    done = subprocess.run(
-        [sys.executable, "-c", ASKED_AFTER_COMPILE],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=environ,
-        timeout=900,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_in_fresh_cache(ASKED_AFTER_COMPILE, tmp_path, background_compile="0")
     lines = done.stdout.splitlines()
     assert len(lines) >= 4 and all(line.endswith(" True") for line in lines), lines
