@@ -764,14 +764,7 @@ class PimcAgent(LookaheadAgent):
             for sample in won:
                 if sample.line[0] != move:
                     if move not in sample.children:
-                        out = solver.solve_children(sample.state, [move], budget, check=False)[0]
-                        if out.verdict == solver.UNKNOWN and deepen > 1:
-                            deeper = min(budget * deepen, solver.MAX_NODES_LIMIT)
-                            deeper_out = solver.solve_children(
-                                sample.state, [move], deeper, check=False
-                            )
-                            out = deeper_out[0]
-                        sample.children[move] = (out.verdict, list(out.moves))
+                        sample.children[move] = self._solve_child(sample, move, budget, deepen)
                     miss += sample.children[move][0] != solver.WON
                     if miss >= best_miss:
                         break
@@ -780,6 +773,16 @@ class PimcAgent(LookaheadAgent):
             if best_miss == 0:
                 break
         return best
+
+    @staticmethod
+    def _solve_child(sample: _Sample, move: int, budget: int, deepen: int) -> tuple[str, list[int]]:
+        """The verdict and winning line of ``move`` in ``sample``, solved on ``budget`` nodes
+        and, if that runs out, once more on ``deepen`` times it (with ``deepen`` > 1)."""
+        out = solver.solve_children(sample.state, [move], budget, check=False)[0]
+        if out.verdict == solver.UNKNOWN and deepen > 1:
+            deeper = min(budget * deepen, solver.MAX_NODES_LIMIT)
+            out = solver.solve_children(sample.state, [move], deeper, check=False)[0]
+        return out.verdict, list(out.moves)
 
     def _reveals(self, moves: list[int]) -> dict[int, int]:
         """For each of ``moves``, 1 if it turns a face-down card or deals the reserve (the same

@@ -184,7 +184,7 @@ def _builtin_label(name: str, options: tuple[tuple[str, Any], ...]) -> str:
         return name
     value = options[0][1]
     if len(options) == 1 and isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{name}-{options[0][1]}"
+        return f"{name}-{value}"
     return f"{name}(" + ",".join(f"{k}={v}" for k, v in options) + ")"
 
 

@@ -625,9 +625,10 @@ def _candidates(board, scores, k, out):
 
 
 @jit
-def _guide(tree, node, net, uniform, mask, x, logits, mix, source):
+def _guide(tree, node, net, uniform, mask, x, logits, black, white, mix, source):
     """Value ``node`` (:func:`_net_value`) and pick both sides' candidates within ``mask``;
-    returns black's value.
+    returns black's value.  ``x``, ``logits``, ``black`` and ``white`` are the caller's
+    scratch arrays.
 
     ``source`` picks the ``k`` candidates: ``NETWORK_CANDIDATES``, the cells with the highest
     network logits; ``HEURISTIC_CANDIDATES``, the best cells by :func:`score_both` (as
@@ -637,8 +638,6 @@ def _guide(tree, node, net, uniform, mask, x, logits, mix, source):
     """
     board = tree[T_BOARDS][node]
     meta = tree[T_METAS][node]
-    black = np.empty(rules.CELLS, dtype=np.float64)
-    white = np.empty(rules.CELLS, dtype=np.float64)
     value = _net_value(net, uniform, mix, board, tree[T_EGGS][node], meta, x, logits, black, white)
     tree[T_LEAF][node] = value
     if meta[rules.OUTCOME] != rules.ONGOING:
@@ -702,7 +701,9 @@ def init_guided_root(tree, board, eggs, meta, mask, net, uniform, mix, source):
     _init_node(tree, ROOT, board, eggs, meta)
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
-    return _guide(tree, ROOT, net, uniform, mask, x, logits, mix, source)
+    black = np.empty(rules.CELLS, dtype=np.float64)
+    white = np.empty(rules.CELLS, dtype=np.float64)
+    return _guide(tree, ROOT, net, uniform, mask, x, logits, black, white, mix, source)
 
 
 @jit
@@ -779,7 +780,9 @@ def run_guided_search(tree, iterations, net, uniform, selection, exploration, mi
                 continue
             child = _play_child(tree, node, b, w, board, eggs, meta, info, work)
             if child != NO_CHILD:
-                value = _guide(tree, child, net, uniform, everywhere, x, logits, mix, source)
+                value = _guide(
+                    tree, child, net, uniform, everywhere, x, logits, black, white, mix, source
+                )
             else:
                 value = _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white)
             break
