@@ -47,6 +47,8 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "reveal_first": False,
         "grow": 1,
         "deepen": 1,
+        "settle": 1,
+        "widen": False,
     },
     "relaxed": {
         "samples": 16,
@@ -61,6 +63,8 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "reveal_first": True,
         "grow": 8,
         "deepen": 8,
+        "settle": 1,
+        "widen": False,
     },
 }
 MAX_EXACT = 5_040  # pimc: arrangements of the hidden cards enumerated at most (7!)
@@ -612,6 +616,13 @@ class PimcAgent(LookaheadAgent):
         deepen: with ``check_lines``, a candidate whose solve in a won sample ran out of
             budget is solved once more on this many times ``max_nodes`` (1: never), so that
             an undecided child is not counted as a loss of the move.
+        settle: before each decision, a sample still undecided is solved once more on this
+            many times ``max_nodes`` (1: never), so that it joins the vote: the samples the
+            budget runs out on are mostly those where the solver's first-choice move fails,
+            and leaving them out makes the vote favour that move.
+        widen: with ``check_lines``, the legal moves that no won sample's line starts with are
+            candidates too, tried after those that some line proposes: the solver's lines
+            favour some first moves, and a move that wins in every sample may start none.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
@@ -634,6 +645,8 @@ class PimcAgent(LookaheadAgent):
         reveal_first: bool | None = None,
         grow: int | None = None,
         deepen: int | None = None,
+        settle: int | None = None,
+        widen: bool | None = None,
         seed: int | None = None,
         rules: str = "classic",
     ) -> None:
@@ -646,6 +659,7 @@ class PimcAgent(LookaheadAgent):
             ("max_nodes", max_nodes),
             ("grow", grow),
             ("deepen", deepen),
+            ("settle", settle),
         ):
             high = solver.MAX_NODES_LIMIT if key == "max_nodes" else MAX_SEARCH
             if value is not None:
@@ -656,6 +670,7 @@ class PimcAgent(LookaheadAgent):
             ("resolve", resolve),
             ("rollout_order", rollout_order),
             ("reveal_first", reveal_first),
+            ("widen", widen),
         ):
             if value is not None:
                 self.options[key] = flag(key, value)
@@ -697,8 +712,10 @@ class PimcAgent(LookaheadAgent):
                     if sample.verdict == solver.WON and sample.line[0] in votes:
                         votes[sample.line[0]] += 1
                 proposed = [m for m in roots if votes[m] > 0]
-                if self.option("check_lines", state.relaxed) and len(proposed) > 1:
-                    best = self._check_lines(state, proposed, votes, visited, budget)
+                # with `widen`, the moves no line proposes are candidates too (tried last)
+                candidates = roots if proposed and self.option("widen", state.relaxed) else proposed
+                if self.option("check_lines", state.relaxed) and len(candidates) > 1:
+                    best = self._check_lines(state, candidates, votes, visited, budget)
                     votes = {m: int(m == best) for m in roots}
             if votes and max(votes.values()) > 0:
                 best = max(votes.values())
@@ -728,39 +745,46 @@ class PimcAgent(LookaheadAgent):
     def _check_lines(
         self,
         view: ScorpionView,
-        proposed: list[int],
+        candidates: list[int],
         counts: dict[int, int],
         visited: np.ndarray,
         budget: int,
     ) -> int:
-        """Among ``proposed`` (the first moves of the won samples' lines), the move that wins
-        in the most won samples, each solved on its child position (or known from its line).
+        """Among ``candidates`` (the first moves of the won samples' lines, and with ``widen``
+        the other moves too), the move that wins in the most won samples, each solved on its
+        child position (or known from its line).
 
-        Moves are tried in order of how many lines propose them, then of immediate gain
-        (revisits last); the first that wins in every won sample is played at once, and a
-        move stops being solved as soon as it fails in as many samples as the best so far (so
-        ties go to the earlier move).  A solve that runs out of budget is repeated on ``deepen``
-        times the budget: an undecided child would otherwise count as a loss, and the move
-        that a won sample's line does not take is often one whose proof is just longer.
-        Verdicts found are kept for :meth:`_advance`.
+        Moves that some line proposes come first (others that return to a position seen are
+        left out), revealing ones first with ``reveal_first``, then by ``lookahead``'s rollout
+        value with ``rollout_order``, else by how many lines propose them and the immediate
+        gain (revisits last); the first that wins in
+        every won sample is played at once, and a move stops being solved as soon as it fails
+        in as many samples as the best so far (so ties go to the earlier move).  A solve that
+        runs out of budget is repeated on ``deepen`` times the budget: an undecided child would
+        otherwise count as a loss, and the move that a won sample's line does not take is often
+        one whose proof is just longer.  Verdicts found are kept for :meth:`_advance`.
         """
         deepen = self.option("deepen", view.relaxed)
-        gains = self._gains(view, np.array(proposed, np.int64), visited)
-        reveal = self._reveals(proposed) if self.option("reveal_first", view.relaxed) else {}
+        gains = self._gains(view, np.array(candidates, np.int64), visited)
+        # a move no line proposes that returns to a position seen before is not tried
+        keep = np.array([counts[m] > 0 for m in candidates]) | (gains > -search.REVISIT_PENALTY / 2)
+        candidates, gains = [m for m, k in zip(candidates, keep, strict=True) if k], gains[keep]
+        moves = np.array(candidates, np.int64)
+        reveal = self._reveals(candidates) if self.option("reveal_first", view.relaxed) else {}
         if self.option("rollout_order", view.relaxed):
-            gains = gains * TIE_BREAK + self._values(view, np.array(proposed, np.int64))
-            order = sorted(
-                range(len(proposed)), key=lambda i: (-reveal.get(proposed[i], 0), -gains[i])
-            )
-        else:
-            order = sorted(
-                range(len(proposed)),
-                key=lambda i: (-reveal.get(proposed[i], 0), -counts[proposed[i]], -gains[i]),
-            )
+            gains = gains * TIE_BREAK + self._values(view, moves)
+        lines = [
+            0 if self.option("rollout_order", view.relaxed) else -counts[m] for m in candidates
+        ]
+        key = [
+            (counts[m] == 0, -reveal.get(m, 0), line, -gain)
+            for m, line, gain in zip(candidates, lines, gains, strict=True)
+        ]
+        order = sorted(range(len(candidates)), key=key.__getitem__)
         won = [sample for sample in self._pool if sample.verdict == solver.WON]
-        best, best_miss = proposed[order[0]], len(won) + 1
+        best, best_miss = candidates[order[0]], len(won) + 1
         for i in order:
-            move, miss = proposed[i], 0
+            move, miss = candidates[i], 0
             for sample in won:
                 if sample.line[0] != move:
                     if move not in sample.children:
@@ -832,11 +856,15 @@ class PimcAgent(LookaheadAgent):
         # with `resolve`, a sample whose line the move left is solved again at once, and one
         # the budget ran out on while fewer than half are won
         again = again or (resolve and 2 * verdicts.count(solver.WON) < len(verdicts))
+        settle = self.option("settle", view.relaxed)
+        settle = min(budget * settle, solver.MAX_NODES_LIMIT) if settle > 1 else 0
         for sample in self._pool:
             if sample.verdict == UNSOLVED or (resolve and sample.nodes == 0):
                 self._solve(sample, budget)
             elif again and sample.verdict == solver.UNKNOWN:
                 self._solve(sample, max(budget, min(2 * sample.nodes, grow * budget)))
+            if sample.verdict == solver.UNKNOWN and sample.nodes < settle:
+                self._solve(sample, settle)
         if exact:
             return
         won = sum(sample.verdict == solver.WON for sample in self._pool)

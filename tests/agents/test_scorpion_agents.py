@@ -256,6 +256,8 @@ def test_registry_and_validation() -> None:
         {"exact": 10**6},
         {"exact": True},
         {"deepen": 0},
+        {"settle": 0},
+        {"widen": "yes"},
     ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             PimcAgent(**bad)
@@ -327,6 +329,9 @@ PIMC_OPTIONS = (
     {"every_move": False, "check_lines": True, "rollout_order": False, "reveal_first": True},
     {"every_move": False, "check_lines": True, "rollout_order": True, "deepen": 1},
     {"every_move": False, "check_lines": True, "rollout_order": False, "deepen": 8},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "widen": True, "settle": 8},
+    {"every_move": False, "check_lines": True, "rollout_order": False, "widen": True},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "settle": 1},
 )
 
 
@@ -390,6 +395,49 @@ def test_pimc_deepen_solves_an_undecided_candidate_again_on_more_nodes() -> None
         agent._pool = [_Sample(sample.state.copy(), solver.WON, list(sample.line))]
         assert agent._check_lines(view, [1], {1: 0}, np.zeros(0, np.int64), budget) == 1
         assert agent._pool[0].children[1][0] == verdict
+
+
+def test_pimc_settle_solves_an_undecided_sample_again_before_the_vote() -> None:
+    # this determinization is undecided on 300 nodes and decided on 2,400: with settle=8 it
+    # is solved again before the vote (to the verdict a plain large solve gives), with
+    # settle=1 it stays out of the vote
+    state = random_states(4, 33)[0]
+    view = ScorpionView.from_state(state)
+    determinization = view.determinize(np.random.default_rng(0))
+    truth = solver.solve_quick(determinization, 200_000).verdict
+    assert truth != solver.UNKNOWN
+    for settle, nodes, verdict in ((8, 2_400, truth), (1, 300, solver.UNKNOWN)):
+        agent = PimcAgent(**{**TINY_PIMC, "samples": 1, "max_samples": 1}, settle=settle)
+        agent.reset(0)
+        agent._pool = [_Sample(determinization.copy(), UNSOLVED, [])]
+        agent._fill(view, 300)
+        assert (agent._pool[0].verdict, agent._pool[0].nodes) == (verdict, nodes)
+
+
+# Relaxed deal 10 after these moves (a game of pimc without `widen`): 6 cards hidden; the
+# moves that the won determinizations' lines start with are 173 (which loses the real deal)
+# and 355, while 82, 90, 181, 217 and 256 win in each of 60 determinizations solved on
+# 200,000 nodes and start no line
+DEAL_10_LINE = [223, 103, 22, 7, 343, 336, 364, 92, 63, 56, 50, 210, 88, 24, 113, 99, 197, 190,
+                45, 185, 137, 0, 120, 35, 150, 130, 344, 252, 81, 180, 280]  # fmt: skip
+
+
+def test_pimc_widen_tries_the_moves_no_line_proposes() -> None:
+    state = ScorpionState.from_number(10, True)
+    for move in DEAL_10_LINE:
+        rules.apply_action(*state.arrays, move)
+    view = ScorpionView.from_state(state)
+    for seed in range(3):
+        chosen = {}
+        for widen in (False, True):
+            agent = PimcAgent(rules="relaxed", widen=widen)
+            agent.reset(seed)
+            chosen[widen] = agent.act_with_state(view, mask_of(state))
+        assert chosen[False] in (173, 355)
+        assert chosen[True] in (82, 90, 181, 217, 256)
+    # checked on the real deal with a plain solve: the widened choice keeps it winnable
+    verdicts = solver.solve_children(state, [173, chosen[True]], 2_000_000)
+    assert [o.verdict for o in verdicts] == [solver.LOST, solver.WON]
 
 
 def few_hidden(seed: int, relaxed: bool, down: int) -> ScorpionState:
