@@ -27,32 +27,36 @@ from shell_envs.agents.scorpion import ScorpionView
 from shell_envs.bench.games import play_scorpion
 from shell_envs.bench.patience import MAX_MOVES, STALL_MOVES
 from shell_envs.scorpion import solver
+from shell_envs.scorpion.state import ScorpionState
 from shell_envs.scorpion.winnable import winnable_seeds
 
 
-def deciding_move(rules: str, deal: int, actions: list[int], nodes: int) -> int | None:
-    """The index of the first move after which the real deal is not proven winnable."""
+def positions(rules: str, deal: int, actions: list[int]) -> list[tuple[ScorpionState, np.ndarray]]:
+    """The real position (and its legal mask) before each of ``actions`` and after the last."""
     env = gym.make("shell_envs/Scorpion-v0", rules=rules, max_moves=MAX_MOVES)
-    env.reset(seed=deal)
-    for i, action in enumerate(actions):
-        env.step(action)
-        if solver.solve_quick(env.unwrapped.get_state(), nodes).verdict != solver.WON:
+    _, info = env.reset(seed=deal)
+    out = [(env.unwrapped.get_state(), info["action_mask"])]
+    for action in actions:
+        _, _, _, _, info = env.step(action)
+        out.append((env.unwrapped.get_state(), info["action_mask"]))
+    return out
+
+
+def deciding_move(played: list[tuple[ScorpionState, np.ndarray]], nodes: int) -> int | None:
+    """The index of the first move after which the real deal is not proven winnable."""
+    for i, (state, _) in enumerate(played[1:]):
+        if solver.solve_quick(state, nodes).verdict != solver.WON:
             return i
     return None
 
 
-def shares(rules: str, deal: int, actions: list[int], at: int, args: argparse.Namespace):
+def shares(state: ScorpionState, mask: np.ndarray, seed: int, args: argparse.Namespace):
     """Each legal move's real verdict and its won share over fresh determinizations."""
-    env = gym.make("shell_envs/Scorpion-v0", rules=rules, max_moves=MAX_MOVES)
-    _, info = env.reset(seed=deal)
-    for action in actions[:at]:
-        _, _, _, _, info = env.step(action)
-    state = env.unwrapped.get_state()
     view = ScorpionView.from_state(state, check=False)
-    rng = np.random.default_rng(deal)
+    rng = np.random.default_rng(seed)
     samples = [view.determinize(rng) for _ in range(args.samples)]
     out = {}
-    for move in np.flatnonzero(info["action_mask"]).tolist():
+    for move in np.flatnonzero(mask).tolist():
         real = solver.solve_children(state, [move], args.full_nodes)[0].verdict
         won = sum(
             solver.solve_children(s, [move], args.nodes)[0].verdict == solver.WON for s in samples
@@ -82,14 +86,15 @@ def main(argv: list[str] | None = None) -> dict:
         if record["won"]:
             rows.append({"deal": deal, "won": True})
             continue
-        at = deciding_move(args.rules, deal, record["actions"], args.full_nodes)
+        played = positions(args.rules, deal, record["actions"])
+        at = deciding_move(played, args.full_nodes)
         row = {"deal": deal, "won": False, "end": record["end"], "move": at}
         if at is not None:
-            hidden, moves = shares(args.rules, deal, record["actions"], at, args)
-            played = record["actions"][at]
+            hidden, moves = shares(*played[at], deal, args)
+            move = record["actions"][at]
             best = max(m["share"] for m in moves.values())
-            row |= {"hidden": hidden, "played": played, "played_share": moves[played]["share"],
-                    "best_share": best, "guess": moves[played]["share"] >= best - args.margin,
+            row |= {"hidden": hidden, "played": move, "played_share": moves[move]["share"],
+                    "best_share": best, "guess": moves[move]["share"] >= best - args.margin,
                     "moves": moves}  # fmt: skip
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "moves"}), flush=True)

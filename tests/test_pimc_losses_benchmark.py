@@ -20,8 +20,9 @@ def test_a_lost_winnable_deal_is_traced_to_its_deciding_move(tmp_path: Path) -> 
     out = tmp_path / "losses"
     args = ["--rules", "classic", "--first", "21", "--deals", "1", "--samples", "4"]
     results = losses.main([*args, "--nodes", "5000", "--full-nodes", "200000", "--out", str(out)])
-    assert results["summary"] == {"rules": "classic", "agent": "pimc", "winnable": 1, "won": 0,
-                                  "lost": 1, "guesses": results["summary"]["guesses"]}  # fmt: skip
+    summary = results["summary"]
+    assert summary.pop("guesses") in (0, 1)
+    assert summary == {"rules": "classic", "agent": "pimc", "winnable": 1, "won": 0, "lost": 1}
     (row,) = results["deals"]
     assert row["deal"] == 21 and not row["won"] and out.with_suffix(".json").is_file()
     assert row["move"] == 0 and row["played"] in row["moves"]

@@ -757,12 +757,12 @@ class PimcAgent(LookaheadAgent):
         Moves that some line proposes come first (others that return to a position seen are
         left out), revealing ones first with ``reveal_first``, then by ``lookahead``'s rollout
         value with ``rollout_order``, else by how many lines propose them and the immediate
-        gain (revisits last); the first that wins in
-        every won sample is played at once, and a move stops being solved as soon as it fails
-        in as many samples as the best so far (so ties go to the earlier move).  A solve that
-        runs out of budget is repeated on ``deepen`` times the budget: an undecided child would
-        otherwise count as a loss, and the move that a won sample's line does not take is often
-        one whose proof is just longer.  Verdicts found are kept for :meth:`_advance`.
+        gain (revisits last); the first that wins in every won sample is played at once, and
+        a move stops being solved as soon as it fails in as many samples as the best so far
+        (so ties go to the earlier move).  A solve that runs out of budget is repeated on
+        ``deepen`` times the budget: an undecided child would otherwise count as a loss, and
+        the move that a won sample's line does not take is often one whose proof is just
+        longer.  Verdicts found are kept for :meth:`_advance`.
         """
         deepen = self.option("deepen", view.relaxed)
         gains = self._gains(view, np.array(candidates, np.int64), visited)
@@ -771,14 +771,12 @@ class PimcAgent(LookaheadAgent):
         candidates, gains = [m for m, k in zip(candidates, keep, strict=True) if k], gains[keep]
         moves = np.array(candidates, np.int64)
         reveal = self._reveals(candidates) if self.option("reveal_first", view.relaxed) else {}
-        if self.option("rollout_order", view.relaxed):
+        rollout = self.option("rollout_order", view.relaxed)
+        if rollout:
             gains = gains * TIE_BREAK + self._values(view, moves)
-        lines = [
-            0 if self.option("rollout_order", view.relaxed) else -counts[m] for m in candidates
-        ]
         key = [
-            (counts[m] == 0, -reveal.get(m, 0), line, -gain)
-            for m, line, gain in zip(candidates, lines, gains, strict=True)
+            (counts[m] == 0, -reveal.get(m, 0), 0 if rollout else -counts[m], -gain)
+            for m, gain in zip(candidates, gains, strict=True)
         ]
         order = sorted(range(len(candidates)), key=key.__getitem__)
         won = [sample for sample in self._pool if sample.verdict == solver.WON]
@@ -857,14 +855,14 @@ class PimcAgent(LookaheadAgent):
         # the budget ran out on while fewer than half are won
         again = again or (resolve and 2 * verdicts.count(solver.WON) < len(verdicts))
         settle = self.option("settle", view.relaxed)
-        settle = min(budget * settle, solver.MAX_NODES_LIMIT) if settle > 1 else 0
+        settle_nodes = min(budget * settle, solver.MAX_NODES_LIMIT) if settle > 1 else 0
         for sample in self._pool:
             if sample.verdict == UNSOLVED or (resolve and sample.nodes == 0):
                 self._solve(sample, budget)
             elif again and sample.verdict == solver.UNKNOWN:
                 self._solve(sample, max(budget, min(2 * sample.nodes, grow * budget)))
-            if sample.verdict == solver.UNKNOWN and sample.nodes < settle:
-                self._solve(sample, settle)
+            if sample.verdict == solver.UNKNOWN and sample.nodes < settle_nodes:
+                self._solve(sample, settle_nodes)
         if exact:
             return
         won = sum(sample.verdict == solver.WON for sample in self._pool)
