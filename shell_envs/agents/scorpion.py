@@ -49,6 +49,7 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "deepen": 1,
         "settle": 1,
         "widen": False,
+        "refresh": False,
     },
     "relaxed": {
         "samples": 16,
@@ -65,6 +66,7 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "deepen": 8,
         "settle": 1,
         "widen": False,
+        "refresh": False,
     },
 }
 MAX_EXACT = 5_040  # pimc: arrangements of the hidden cards enumerated at most (7!)
@@ -591,8 +593,9 @@ class PimcAgent(LookaheadAgent):
     each time on twice its last budget, up to ``grow`` times ``max_nodes``.  When the hidden
     cards have at most ``exact`` arrangements, the pool is every arrangement once (their share
     of ``samples`` × ``max_nodes`` each).  So the agent searches mostly when cards are
-    revealed, and its decisions depend only on the :class:`ScorpionView` and its own seeded
-    draws: the real hidden cards are never read.
+    revealed (with ``refresh``, at every decision, on a pool drawn afresh), and its decisions
+    depend only on the :class:`ScorpionView` and its own seeded draws: the real hidden cards
+    are never read.
 
     Args:
         samples: determinizations at least; None: the rule's default (:data:`PIMC_DEFAULTS`).
@@ -623,6 +626,11 @@ class PimcAgent(LookaheadAgent):
         widen: with ``check_lines``, the legal moves that no won sample's line starts with are
             candidates too, tried after those that some line proposes: the solver's lines
             favour some first moves, and a move that wins in every sample may start none.
+        refresh: draw the pool afresh at every decision instead of keeping the samples that
+            still match the game (an enumerated pool, with ``exact``, is kept): the moves
+            already played were chosen to win in the kept samples, so those overstate how
+            often the next moves win, and the agent ends up following lines that only work for
+            its own few guesses of the hidden cards.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
@@ -647,6 +655,7 @@ class PimcAgent(LookaheadAgent):
         deepen: int | None = None,
         settle: int | None = None,
         widen: bool | None = None,
+        refresh: bool | None = None,
         seed: int | None = None,
         rules: str = "classic",
     ) -> None:
@@ -671,6 +680,7 @@ class PimcAgent(LookaheadAgent):
             ("rollout_order", rollout_order),
             ("reveal_first", reveal_first),
             ("widen", widen),
+            ("refresh", refresh),
         ):
             if value is not None:
                 self.options[key] = flag(key, value)
@@ -842,6 +852,8 @@ class PimcAgent(LookaheadAgent):
         fewer than half are lost, or with ``resolve`` when fewer than half are won (otherwise
         they cost much and change little), on a budget growing while none is won."""
         exact = self._enumerate(view)
+        if self.option("refresh", view.relaxed) and not exact:
+            self._pool = []
         while len(self._pool) < self.option("samples", view.relaxed) and not exact:
             self._pool.append(_Sample(view.determinize(self.rng), UNSOLVED, []))
         verdicts = [sample.verdict for sample in self._pool]

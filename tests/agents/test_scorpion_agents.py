@@ -12,6 +12,7 @@ from shell_envs.agents.scorpion import (
     LookaheadAgent,
     PimcAgent,
     ScorpionView,
+    _looks_like,
     _Sample,
 )
 from shell_envs.bench.patience import play_deal
@@ -258,6 +259,7 @@ def test_registry_and_validation() -> None:
         {"deepen": 0},
         {"settle": 0},
         {"widen": "yes"},
+        {"refresh": 1},
     ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             PimcAgent(**bad)
@@ -332,6 +334,8 @@ PIMC_OPTIONS = (
     {"every_move": False, "check_lines": True, "rollout_order": True, "widen": True, "settle": 8},
     {"every_move": False, "check_lines": True, "rollout_order": False, "widen": True},
     {"every_move": False, "check_lines": True, "rollout_order": True, "settle": 1},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "refresh": True},
+    {"every_move": True, "refresh": True, "exact": 24},
 )
 
 
@@ -412,6 +416,24 @@ def test_pimc_settle_solves_an_undecided_sample_again_before_the_vote() -> None:
         agent._pool = [_Sample(determinization.copy(), UNSOLVED, [])]
         agent._fill(view, 300)
         assert (agent._pool[0].verdict, agent._pool[0].nodes) == (verdict, nodes)
+
+
+def test_pimc_refresh_draws_the_pool_afresh_unless_enumerated() -> None:
+    # a pool kept from an earlier decision: kept without refresh, replaced by fresh solved
+    # determinizations with it; an enumerated pool (3 hidden cards, 6 arrangements) is kept
+    for state, exact in ((random_states(4, 33)[0], False), (few_hidden(5, True, 0), True)):
+        assert (len(ScorpionView.from_state(state).unseen) <= 3) == exact
+        view = ScorpionView.from_state(state)
+        for refresh in (False, True):
+            agent = PimcAgent(**TINY_PIMC, exact=6, refresh=refresh, rules="relaxed")
+            agent.reset(0)
+            agent._fill(view, 300)
+            old = list(agent._pool)  # held, so that no new sample can take an old one's id
+            agent._fill(view, 300)
+            kept = {id(sample) for sample in agent._pool} & {id(sample) for sample in old}
+            assert len(kept) == (len(old) if exact or not refresh else 0)
+            assert all(sample.verdict != UNSOLVED for sample in agent._pool)
+            assert all(_looks_like(sample.state, view) for sample in agent._pool)
 
 
 # Relaxed deal 10 after these moves (a game of pimc without `widen`): 6 cards hidden; the
