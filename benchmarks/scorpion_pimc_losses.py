@@ -2,7 +2,9 @@
 
 For each winnable deal the agent loses, the game is replayed and, after each move, the real
 position is solved with every card visible (:func:`solver.solve_quick`, ``--full-nodes``): the
-deciding move is the first one after which the deal is no longer proven winnable.  At that
+deciding move is the first one after which the deal is no longer proven winnable (``after``:
+proven lost, or unknown when the budget ran out, as it can early under Relaxed, where the real
+deciding move may then come later; ``proven_lost`` counts the first kind).  At that
 decision every legal move is then solved in ``--samples`` fresh determinizations of what the
 player saw (``--nodes`` each), the share a fair player can estimate.  A loss where the move
 played had the best share (within ``--margin``) was a guess a fair player could not avoid; one
@@ -42,12 +44,16 @@ def positions(rules: str, deal: int, actions: list[int]) -> list[tuple[ScorpionS
     return out
 
 
-def deciding_move(played: list[tuple[ScorpionState, np.ndarray]], nodes: int) -> int | None:
-    """The index of the first move after which the real deal is not proven winnable."""
+def deciding_move(
+    played: list[tuple[ScorpionState, np.ndarray]], nodes: int
+) -> tuple[int | None, str]:
+    """The index of the first move after which the real deal is not proven winnable, and the
+    verdict there (lost, or unknown when the budget ran out: then the move may not decide)."""
     for i, (state, _) in enumerate(played[1:]):
-        if solver.solve_quick(state, nodes).verdict != solver.WON:
-            return i
-    return None
+        verdict = solver.solve_quick(state, nodes).verdict
+        if verdict != solver.WON:
+            return i, verdict
+    return None, solver.WON
 
 
 def shares(state: ScorpionState, mask: np.ndarray, seed: int, args: argparse.Namespace):
@@ -87,8 +93,8 @@ def main(argv: list[str] | None = None) -> dict:
             rows.append({"deal": deal, "won": True})
             continue
         played = positions(args.rules, deal, record["actions"])
-        at = deciding_move(played, args.full_nodes)
-        row = {"deal": deal, "won": False, "end": record["end"], "move": at}
+        at, after = deciding_move(played, args.full_nodes)
+        row = {"deal": deal, "won": False, "end": record["end"], "move": at, "after": after}
         if at is not None:
             hidden, moves = shares(*played[at], deal, args)
             move = record["actions"][at]
@@ -100,8 +106,10 @@ def main(argv: list[str] | None = None) -> dict:
         print(json.dumps({k: v for k, v in row.items() if k != "moves"}), flush=True)
     lost = [r for r in rows if not r["won"]]
     guesses = sum(bool(r.get("guess")) for r in lost)
+    proven = sum(r["after"] == solver.LOST for r in lost)
     summary = {"rules": args.rules, "agent": args.agent, "winnable": len(rows),
-               "won": len(rows) - len(lost), "lost": len(lost), "guesses": guesses}  # fmt: skip
+               "won": len(rows) - len(lost), "lost": len(lost), "guesses": guesses,
+               "proven_lost": proven}  # fmt: skip
     print(json.dumps(summary))
     results = {"summary": summary, "deals": rows}
     args.out.with_suffix(".json").write_text(json.dumps(results))

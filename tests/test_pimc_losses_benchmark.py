@@ -21,15 +21,17 @@ def test_a_lost_winnable_deal_is_traced_to_its_deciding_move(tmp_path: Path) -> 
     args = ["--rules", "classic", "--first", "21", "--deals", "1", "--samples", "4"]
     results = losses.main([*args, "--nodes", "5000", "--full-nodes", "200000", "--out", str(out)])
     summary = results["summary"]
-    assert summary.pop("guesses") in (0, 1)
-    assert summary == {"rules": "classic", "agent": "pimc", "winnable": 1, "won": 0, "lost": 1}
     (row,) = results["deals"]
+    assert summary.pop("guesses") in (0, 1)
+    assert summary.pop("proven_lost") == int(row["after"] == solver.LOST)
+    assert summary == {"rules": "classic", "agent": "pimc", "winnable": 1, "won": 0, "lost": 1}
     assert row["deal"] == 21 and not row["won"] and out.with_suffix(".json").is_file()
     assert row["move"] == 0 and row["played"] in row["moves"]
     state = ScorpionState.from_number(21, False)
     assert solver.solve_quick(state, 200_000).verdict == solver.WON
     rules.apply_action(*state.arrays, row["played"])
-    assert solver.solve_quick(state, 200_000).verdict != solver.WON
+    after = solver.solve_quick(state, 200_000).verdict
+    assert after != solver.WON and after == row["after"]
     assert row["moves"][row["played"]]["real"] != solver.WON
     shares = [m["share"] for m in row["moves"].values()]
     assert all(0.0 <= x <= 1.0 for x in shares) and row["best_share"] == max(shares)
