@@ -8,10 +8,20 @@ deciding move may then come later; ``proven_lost`` counts the first kind).  At t
 decision every legal move is then solved in ``--samples`` fresh determinizations of what the
 player saw (``--nodes`` each), the share a fair player can estimate.  A loss where the move
 played had the best share (within ``--margin``) was a guess a fair player could not avoid; one
-where another move had a clearly better share is a mistake of the agent::
+where another move had a clearly better share is a mistake of the agent.  That share is still
+a perfect-information measure: a move that turns no card keeps every determinization that is
+won, won, however the cards lie (strategy fusion), so it can look better than any move a fair
+player can make.  So the deciding move is also rated as a plan: the best share of a move that
+turns a card, played after at most ``--prep`` moves that turn none (the same in every
+determinization), before the deciding move and after it (``reveal_before``, ``reveal_after``,
+on ``--reveal-samples`` determinizations of ``--reveal-nodes`` each); a loss where the move
+kept that best share (within ``--margin``) is a ``fair_guess``::
 
     python benchmarks/scorpion_pimc_losses.py --rules classic --first 0 --deals 40 \\
         --out benchmarks/results/scorpion_pimc_losses_classic
+    python benchmarks/scorpion_pimc_losses.py --rules relaxed --full-nodes 20000000 \\
+        --samples 40 --nodes 100000 --only 10 74 104 138 161 163 190 193 212 215 222 278 297 \\
+        --out benchmarks/results/scorpion_pimc_losses_relaxed
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from shell_envs.agents import make_agent
 from shell_envs.agents.scorpion import ScorpionView
 from shell_envs.bench.games import play_scorpion
 from shell_envs.bench.patience import MAX_MOVES, STALL_MOVES
-from shell_envs.scorpion import solver
+from shell_envs.scorpion import rules, search, solver
 from shell_envs.scorpion.state import ScorpionState
 from shell_envs.scorpion.winnable import winnable_seeds
 
@@ -71,6 +81,69 @@ def shares(state: ScorpionState, mask: np.ndarray, seed: int, args: argparse.Nam
     return len(view.unseen), out
 
 
+def turns_a_card(state: ScorpionState, move: int) -> bool:
+    """Whether ``move`` turns a face-down card or deals the reserve (in any determinization)."""
+    after = state.copy()
+    rules.apply_action(*after.arrays, move)
+    hidden = (ScorpionView.from_state(s, check=False).hidden_count for s in (after, state))
+    return next(hidden) < next(hidden)
+
+
+def best_reveal(samples: list[ScorpionState], depth: int, nodes: int) -> tuple[float, list[int]]:
+    """The best won share over ``samples`` (determinizations of one view) of a move that turns
+    a card, played after at most ``depth`` moves that turn none: those are the same in every
+    determinization, so this is a plan a fair player can follow up to its next reveal (after
+    it, each determinization's solve still knows the cards)."""
+    seen: set[int] = set()
+    best: tuple[float, list[int]] = (0.0, [])
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+
+    def visit(states: list[ScorpionState], path: list[int], left: int) -> None:
+        nonlocal best
+        first = states[0]
+        n = rules.legal_moves(*first.arrays[:5], moves)
+        for move in moves[:n].tolist():
+            if search.is_pointless(first.tab, first.lens, first.fd, move):
+                continue
+            if turns_a_card(first, move):
+                outcomes = (solver.solve_children(s, [move], nodes)[0] for s in states)
+                share = sum(o.verdict == solver.WON for o in outcomes) / len(states)
+                if share > best[0]:
+                    best = (share, path + [move])
+                continue
+            after = first.copy()
+            rules.apply_action(*after.arrays, move)
+            key = ScorpionView.from_state(after, check=False).position_hash()
+            if left > 0 and key not in seen:
+                seen.add(key)
+                nxt = [s.copy() for s in states]
+                for s in nxt:
+                    rules.apply_action(*s.arrays, move)
+                visit(nxt, path + [move], left - 1)
+
+    seen.add(ScorpionView.from_state(samples[0], check=False).position_hash())
+    visit(samples, [], depth)
+    return best
+
+
+def reveals(state: ScorpionState, move: int, seed: int, args: argparse.Namespace) -> dict:
+    """The best reveal share a fair plan reaches (:func:`best_reveal`) before ``move`` and after
+    it (``move``'s own share when it turns a card), on the same fresh determinizations."""
+    view = ScorpionView.from_state(state, check=False)
+    rng = np.random.default_rng(seed)
+    samples = [view.determinize(rng) for _ in range(args.reveal_samples)]
+    before, path = best_reveal(samples, args.prep, args.reveal_nodes)
+    if turns_a_card(state, move):
+        outcomes = [solver.solve_children(s, [move], args.reveal_nodes)[0] for s in samples]
+        after = sum(o.verdict == solver.WON for o in outcomes) / len(samples)
+    else:
+        for s in samples:
+            rules.apply_action(*s.arrays, move)
+        after = best_reveal(samples, args.prep, args.reveal_nodes)[0]
+    return {"reveal_before": before, "reveal_path": path, "reveal_after": after,
+            "fair_guess": after >= before - args.margin}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Play, find the deciding moves, write the results; returns them."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -82,9 +155,15 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--nodes", type=int, default=200_000)
     p.add_argument("--full-nodes", type=int, default=2_000_000)
     p.add_argument("--margin", type=float, default=0.05)
+    p.add_argument("--prep", type=int, default=2, help="moves turning no card before a reveal")
+    p.add_argument("--reveal-samples", type=int, default=30)
+    p.add_argument("--reveal-nodes", type=int, default=50_000)
+    p.add_argument("--only", type=int, nargs="+", help="only these winnable deals")
     p.add_argument("--out", type=Path, default=Path("scorpion_pimc_losses"))
     args = p.parse_args(argv)
     deals = [d for d in sorted(winnable_seeds(args.rules)) if d >= args.first][: args.deals]
+    if args.only:
+        deals = sorted(set(args.only) & set(winnable_seeds(args.rules)))
     rows = []
     for deal in deals:
         agent = make_agent("scorpion", args.agent, seed=0, rules=args.rules)
@@ -102,14 +181,16 @@ def main(argv: list[str] | None = None) -> dict:
             row |= {"hidden": hidden, "played": move, "played_share": moves[move]["share"],
                     "best_share": best, "guess": moves[move]["share"] >= best - args.margin,
                     "moves": moves}  # fmt: skip
+            row |= reveals(played[at][0], move, deal, args)
         rows.append(row)
         print(json.dumps({k: v for k, v in row.items() if k != "moves"}), flush=True)
     lost = [r for r in rows if not r["won"]]
     guesses = sum(bool(r.get("guess")) for r in lost)
+    fair = sum(bool(r.get("fair_guess")) for r in lost)
     proven = sum(r["after"] == solver.LOST for r in lost)
     summary = {"rules": args.rules, "agent": args.agent, "winnable": len(rows),
                "won": len(rows) - len(lost), "lost": len(lost), "guesses": guesses,
-               "proven_lost": proven}  # fmt: skip
+               "fair_guesses": fair, "proven_lost": proven}  # fmt: skip
     print(json.dumps(summary))
     results = {"summary": summary, "deals": rows}
     args.out.with_suffix(".json").write_text(json.dumps(results))
