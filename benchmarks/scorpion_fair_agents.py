@@ -107,9 +107,9 @@ def winnable_deals(rules: str, deals: list[int]) -> list[int]:
     return [d for d in deals if verdicts[d].verdict == WON]
 
 
-def table(games: list[dict[str, Any]], deals: list[int], winnable: bool = False) -> str:
-    """The Markdown table of ``games`` restricted to ``deals`` (with ``winnable``, to those
-    of them proven winnable under each game's rule)."""
+def table(games: list[dict[str, Any]], deals: list[int], winnable_only: bool = False) -> str:
+    """The Markdown table of ``games`` restricted to ``deals`` (with ``winnable_only``, to
+    those of them proven winnable under each game's rule)."""
     wanted = set(deals)
     lines = [
         "| rules | agent | deals | win rate [Wilson 95%] | winnable deals won | mean score "
@@ -121,7 +121,7 @@ def table(games: list[dict[str, Any]], deals: list[int], winnable: bool = False)
         verdicts = deal_verdicts(rules)
         rows = [g for g in games if (g["rules"], g["agent"]) == (rules, agent)]
         rows = [g for g in rows if g["deal"] in wanted]
-        if winnable:
+        if winnable_only:
             rows = [g for g in rows if verdicts[g["deal"]].verdict == WON]
         n = len(rows)
         wins = sum(g["won"] for g in rows)

@@ -627,10 +627,9 @@ class PimcAgent(LookaheadAgent):
             candidates too, tried after those that some line proposes: the solver's lines
             favour some first moves, and a move that wins in every sample may start none.
         refresh: draw the pool afresh at every decision instead of keeping the samples that
-            still match the game (an enumerated pool, with ``exact``, is kept): the moves
-            already played were chosen to win in the kept samples, so those overstate how
-            often the next moves win, and the agent ends up following lines that only work for
-            its own few guesses of the hidden cards.
+            still match the game (an enumerated pool, with ``exact``, is kept), in case the
+            kept samples, which the moves already played were chosen to win in, overstate how
+            often the next moves win (measured: it does not help, see docs/agents.md).
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
