@@ -163,8 +163,8 @@ def main() -> None:
     deals = list(range(args.first, args.first + args.deals))
     if not args.report:
         for rules in args.rules:
+            todo = winnable_deals(rules, deals) if args.winnable else deals
             for agent in args.agents:
-                todo = winnable_deals(rules, deals) if args.winnable else deals
                 run(rules, agent, todo, games_path, args.workers)
     which = "winnable deals" if args.winnable else "deals"
     text = (

@@ -35,7 +35,7 @@ import numpy as np
 
 import shell_envs  # noqa: F401  (registers the envs)
 from shell_envs.agents import make_agent
-from shell_envs.agents.scorpion import ScorpionView
+from shell_envs.agents.scorpion import ScorpionView, turns_a_card
 from shell_envs.bench.games import play_scorpion
 from shell_envs.bench.patience import MAX_MOVES, STALL_MOVES
 from shell_envs.scorpion import rules, search, solver
@@ -74,19 +74,14 @@ def shares(state: ScorpionState, mask: np.ndarray, seed: int, args: argparse.Nam
     out = {}
     for move in np.flatnonzero(mask).tolist():
         real = solver.solve_children(state, [move], args.full_nodes)[0].verdict
-        won = sum(
-            solver.solve_children(s, [move], args.nodes)[0].verdict == solver.WON for s in samples
-        )
-        out[move] = {"real": real, "share": won / args.samples}
+        out[move] = {"real": real, "share": won_share(samples, move, args.nodes)}
     return len(view.unseen), out
 
 
-def turns_a_card(state: ScorpionState, move: int) -> bool:
-    """Whether ``move`` turns a face-down card or deals the reserve (in any determinization)."""
-    after = state.copy()
-    rules.apply_action(*after.arrays, move)
-    hidden = (ScorpionView.from_state(s, check=False).hidden_count for s in (after, state))
-    return next(hidden) < next(hidden)
+def won_share(samples: list[ScorpionState], move: int, nodes: int) -> float:
+    """The share of ``samples`` in which the solver (``nodes`` each) wins after ``move``."""
+    outcomes = (solver.solve_children(s, [move], nodes)[0] for s in samples)
+    return sum(o.verdict == solver.WON for o in outcomes) / len(samples)
 
 
 def best_reveal(samples: list[ScorpionState], depth: int, nodes: int) -> tuple[float, list[int]]:
@@ -106,19 +101,18 @@ def best_reveal(samples: list[ScorpionState], depth: int, nodes: int) -> tuple[f
             if search.is_pointless(first.tab, first.lens, first.fd, move):
                 continue
             if turns_a_card(first, move):
-                outcomes = (solver.solve_children(s, [move], nodes)[0] for s in states)
-                share = sum(o.verdict == solver.WON for o in outcomes) / len(states)
+                share = won_share(states, move, nodes)
                 if share > best[0]:
                     best = (share, path + [move])
                 continue
-            after = first.copy()
-            rules.apply_action(*after.arrays, move)
-            key = ScorpionView.from_state(after, check=False).position_hash()
-            if left > 0 and key not in seen:
+            if left == 0:
+                continue
+            nxt = [s.copy() for s in states]
+            for s in nxt:
+                rules.apply_action(*s.arrays, move)
+            key = ScorpionView.from_state(nxt[0], check=False).position_hash()
+            if key not in seen:
                 seen.add(key)
-                nxt = [s.copy() for s in states]
-                for s in nxt:
-                    rules.apply_action(*s.arrays, move)
                 visit(nxt, path + [move], left - 1)
 
     seen.add(ScorpionView.from_state(samples[0], check=False).position_hash())
@@ -134,8 +128,7 @@ def reveals(state: ScorpionState, move: int, seed: int, args: argparse.Namespace
     samples = [view.determinize(rng) for _ in range(args.reveal_samples)]
     before, path = best_reveal(samples, args.prep, args.reveal_nodes)
     if turns_a_card(state, move):
-        outcomes = [solver.solve_children(s, [move], args.reveal_nodes)[0] for s in samples]
-        after = sum(o.verdict == solver.WON for o in outcomes) / len(samples)
+        after = won_share(samples, move, args.reveal_nodes)
     else:
         for s in samples:
             rules.apply_action(*s.arrays, move)

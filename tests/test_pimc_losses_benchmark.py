@@ -43,10 +43,9 @@ def test_a_lost_winnable_deal_is_traced_to_its_deciding_move(tmp_path: Path) -> 
     # the plan's best reveal share is at least that of every move turning a card at once, on
     # the same determinizations (plain solves here), and the move played, which turns one,
     # is rated by its own share
-    view = ScorpionView.from_state(ScorpionState.from_number(21, False))
-    rng = np.random.default_rng(21)
-    samples = [view.determinize(rng) for _ in range(4)]
     start = ScorpionState.from_number(21, False)
+    view, rng = ScorpionView.from_state(start), np.random.default_rng(21)
+    samples = [view.determinize(rng) for _ in range(4)]
     turning = [m for m in row["moves"] if losses.turns_a_card(start, m)]
     assert row["played"] in turning and row["reveal_path"][-1] in turning
 

@@ -818,13 +818,7 @@ class PimcAgent(LookaheadAgent):
     def _reveals(self, moves: list[int]) -> dict[int, int]:
         """For each of ``moves``, 1 if it turns a face-down card or deals the reserve (the same
         in every determinization, so the first sample tells), else 0."""
-        before = _hidden(self._pool[0].state)
-        out = {}
-        for move in moves:
-            state = self._pool[0].state.copy()
-            rules.apply_action(*state.arrays, move)
-            out[move] = int(_hidden(state) < before)
-        return out
+        return {move: int(turns_a_card(self._pool[0].state, move)) for move in moves}
 
     def _enumerate(self, view: ScorpionView) -> bool:
         """With few hidden cards (at most ``exact`` arrangements), make the pool every
@@ -928,6 +922,14 @@ class PimcAgent(LookaheadAgent):
                 else:  # the move left its line: unknown, and no budget spent on it yet
                     sample.verdict, sample.line, sample.nodes = solver.UNKNOWN, [], 0
             sample.children = {}
+
+
+def turns_a_card(state: ScorpionState, move: int) -> bool:
+    """Whether ``move`` turns a face-down card or deals the reserve in the full ``state`` (the
+    same in every determinization of what a player sees)."""
+    after = state.copy()
+    rules.apply_action(*after.arrays, move)
+    return _hidden(after) < _hidden(state)
 
 
 def _hidden(state: ScorpionState) -> int:
