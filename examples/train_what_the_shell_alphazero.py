@@ -254,43 +254,48 @@ def train_steps(
     return float(loss.detach())
 
 
+def rate(make: Any, anchors: tuple[str, ...], games: int, seed: int, max_rounds: int) -> dict:
+    """Rate the agents ``make()`` builds on the fixed scale from ``games`` games (seats
+    swapped) against each of ``anchors``: the rating, its interval and the scores."""
+    table = anchor_table()
+    scores: dict[str, np.ndarray] = {}
+    for anchor in anchors:
+        results = []
+        for g in range(games):
+            agent, spec = make(), table[anchor].agent
+            black, white = (agent, spec) if g % 2 == 0 else (spec, agent)
+            record, _ = play_what_the_shell(black, white, seed + g, max_rounds)
+            black_score = (record["outcome"] + 1) / 2
+            results.append(black_score if g % 2 == 0 else 1 - black_score)
+        scores[anchor] = np.array(results)
+    rating, (low, high) = rate_on_scale(scores, table, n_resamples=200, seed=seed)
+    return {
+        "rating": rating,
+        "ci": [low, high],
+        "scores": {k: float(v.mean()) for k, v in scores.items()},
+    }
+
+
 def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """Rate ``learned`` and ``mcts-learned`` on the fixed scale from a few games per anchor.
 
     ``mcts-learned`` is rated as self-play searches: guided by the network alone, without the
     blends with ``mcts``'s heuristics that the shipped agent uses by default.
     """
-    table = anchor_table()
-    out: dict[str, Any] = {}
-    for label, anchors in EVAL_ANCHORS.items():
-        scores: dict[str, np.ndarray] = {}
-        for anchor in anchors:
-            games = []
-            for g in range(args.eval_games):
-                agent = (
-                    LearnedAgent(net=net)
-                    if label == "learned"
-                    else GuidedMCTSAgent(
-                        net=net,
-                        candidates=args.candidates,
-                        c_puct=args.c_puct,
-                        mix=0.0,
-                        candidates_from="network",
-                    )
-                )
-                spec = table[anchor].agent
-                black, white = (agent, spec) if g % 2 == 0 else (spec, agent)
-                record, _ = play_what_the_shell(black, white, seed + g, args.max_rounds)
-                black_score = (record["outcome"] + 1) / 2
-                games.append(black_score if g % 2 == 0 else 1 - black_score)
-            scores[anchor] = np.array(games)
-        rating, (low, high) = rate_on_scale(scores, table, n_resamples=200, seed=seed)
-        out[label] = {
-            "rating": rating,
-            "ci": [low, high],
-            "scores": {k: float(v.mean()) for k, v in scores.items()},
-        }
-    return out
+    makers = {
+        "learned": lambda: LearnedAgent(net=net),
+        "mcts-learned": lambda: GuidedMCTSAgent(
+            net=net,
+            candidates=args.candidates,
+            c_puct=args.c_puct,
+            mix=0.0,
+            candidates_from="network",
+        ),  # fmt: skip
+    }
+    return {
+        label: rate(make, EVAL_ANCHORS[label], args.eval_games, seed, args.max_rounds)
+        for label, make in makers.items()
+    }
 
 
 def plot(curve: list[dict[str, Any]], path: Path) -> None:

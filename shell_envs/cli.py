@@ -345,14 +345,14 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
     from shell_envs import what_the_shell_v0
     from shell_envs.agents import WhatTheShellView, choose_action, make_agent, parse_spec
     from shell_envs.core.jit import compile_notice
-    from shell_envs.what_the_shell import encoders, network, search
+    from shell_envs.what_the_shell import encoders, policy_network, search
     from shell_envs.what_the_shell.render import render_ansi
 
     kind = opponent if opponent == "human" else parse_spec(opponent).target
     searches = {
         "greedy": [search.score_cells],
         "mcts": [search.init_root, search.run_search],
-        "learned": [search.net_features, network.forward],
+        "learned": [search.net_features, policy_network.forward],
         "mcts-learned": [search.init_guided_root, search.run_guided_search],
     }
     what = f"the rules and the {kind} agent" if kind in searches else "the rules"

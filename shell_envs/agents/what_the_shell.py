@@ -19,7 +19,7 @@ from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
 from shell_envs.core.weights import pick
-from shell_envs.what_the_shell import network, rules, search
+from shell_envs.what_the_shell import network, policy_network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
 
@@ -300,15 +300,18 @@ class MCTSAgent(_PositionAgent):
 
 
 class LearnedAgent(_PositionAgent):
-    """The learned network's policy alone: the legal cell with the highest own-move logit.
+    """A learned policy alone: the legal cell with the highest own-move logit, no search.
 
-    The network (:mod:`shell_envs.what_the_shell.network`, trained by expert iteration with
-    ``examples/train_what_the_shell_alphazero.py``) reads the position from the player's
-    point of view; no search, no torch.  ``temperature`` > 0 samples from the softmax of
-    the logits divided by it instead (seeded).
+    The default network is the shipped policy network
+    (:mod:`shell_envs.what_the_shell.policy_network`, a small convolutional network distilled
+    from ``mcts`` by ``examples/train_what_the_shell_policy.py``); a file or arrays of the
+    search's perceptron (:mod:`shell_envs.what_the_shell.network`, as the expert-iteration
+    example writes them) play by that network's own-move head instead.  The network reads the
+    position from the player's point of view; no torch.  ``temperature`` > 0 samples from the
+    softmax of the logits divided by it instead (seeded).
 
     Args:
-        weights: an ``.npz`` network file (default: the one shipped with the package).
+        weights: an ``.npz`` file of either network (default: the shipped policy network).
         temperature: 0 plays the argmax; above 0, sample.
         net: a network (tuple of arrays) instead of a file, for training code.
         seed: seeds the sampling and the tie-breaking.
@@ -325,7 +328,7 @@ class LearnedAgent(_PositionAgent):
     ) -> None:
         if not number_in(temperature, 0.0, np.inf):
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
-        self.net = network.FORMAT.choose(weights, net)
+        self.net, self._forward = _policy(weights, net)
         self.temperature = float(temperature)
         self.rng = np.random.default_rng(seed)
         self._x = np.empty(network.N_FEATURES, dtype=np.float32)
@@ -336,9 +339,24 @@ class LearnedAgent(_PositionAgent):
         legal = _checked(state).legal(action_mask)
         board, eggs, meta = state.board.copy(), state.eggs.copy(), state.meta.copy()
         search.net_features(board, eggs, meta, state.player, self._x)
-        network.forward(self.net, self._x, self._logits)
+        self._forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
         return pick(self.rng, legal, logits, self.temperature)
+
+
+def _policy(weights: str | None, net: network.Network | None) -> tuple[network.Network, Any]:
+    """``learned``'s network and its forward pass: the policy network unless ``net`` or the
+    ``weights`` file is the search's perceptron (told apart by their arrays)."""
+    if net is not None:
+        conv = len(net) == len(policy_network.WEIGHT_NAMES) and np.ndim(net[0]) == 4
+    elif weights is not None:
+        with np.load(weights) as data:
+            conv = policy_network.WEIGHT_NAMES[0] in data
+    else:
+        return policy_network.shipped(), policy_network.forward
+    if conv:
+        return policy_network.FORMAT.choose(weights, net), policy_network.forward
+    return network.FORMAT.choose(weights, net), network.forward
 
 
 class GuidedMCTSAgent(_PositionAgent):

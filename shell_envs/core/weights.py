@@ -17,18 +17,25 @@ import numpy as np
 Network = tuple[np.ndarray, ...]
 
 
+def hidden_width(arrays: dict[str, np.ndarray]) -> tuple[int, ...]:
+    """A perceptron's size: its hidden width, the second dimension of its array ``w1``."""
+    w1 = arrays["w1"]
+    return (w1.shape[1] if w1.ndim == 2 else -1,)
+
+
 def check(
     net: Sequence[np.ndarray],
     names: Sequence[str],
-    shapes: Callable[[int], dict[str, tuple[int, ...]]],
+    shapes: Callable[..., dict[str, tuple[int, ...]]],
+    dims: Callable[[dict[str, np.ndarray]], tuple[int, ...]] = hidden_width,
 ) -> Network:
     """``net`` as contiguous ``float32`` arrays, after checking each has the shape ``shapes``
-    gives for the network's hidden width (the second dimension of its array ``w1``)."""
+    gives for the network's size (``dims`` reads the size off the arrays: by default the
+    hidden width of a perceptron)."""
     arrays = tuple(np.ascontiguousarray(a, dtype=np.float32) for a in net)
     if len(arrays) != len(names):
         raise ValueError(f"a network has {len(names)} arrays, got {len(arrays)}")
-    w1 = arrays[list(names).index("w1")]
-    expected = shapes(w1.shape[1] if w1.ndim == 2 else -1)
+    expected = shapes(*dims(dict(zip(names, arrays, strict=True))))
     for name, array in zip(names, arrays, strict=True):
         if array.shape != expected[name]:
             raise ValueError(f"weight {name} has shape {array.shape}, expected {expected[name]}")
@@ -52,24 +59,27 @@ def load(path: str | Path, names: Sequence[str]) -> Network:
 class NetworkFormat:
     """One kind of network: its arrays' names and shapes, and the file shipped with the package.
 
-    ``shapes(hidden)`` gives each array's shape for a hidden-layer width; ``shipped_file`` is
-    the file's name in ``shell_envs/data``.
+    ``shapes(*size)`` gives each array's shape for the network's size, which ``dims`` reads off
+    the arrays (default: a perceptron's hidden width); ``shipped_file`` is the file's name in
+    ``shell_envs/data``.
     """
 
     def __init__(
         self,
         names: Sequence[str],
-        shapes: Callable[[int], dict[str, tuple[int, ...]]],
+        shapes: Callable[..., dict[str, tuple[int, ...]]],
         shipped_file: str,
+        dims: Callable[[dict[str, np.ndarray]], tuple[int, ...]] = hidden_width,
     ) -> None:
         self.names = tuple(names)
         self.shapes = shapes
         self.shipped_file = shipped_file
+        self.dims = dims
         self._shipped: Network | None = None
 
     def check(self, net: Sequence[np.ndarray]) -> Network:
         """``net`` as contiguous ``float32`` arrays, after checking the shapes fit together."""
-        return check(net, self.names, self.shapes)
+        return check(net, self.names, self.shapes, self.dims)
 
     def save(self, net: Sequence[np.ndarray], path: str | Path) -> None:
         """Write ``net`` to an ``.npz`` file."""

@@ -1,4 +1,7 @@
-"""The learned What the Shell network: features, a compiled forward pass and its weights file.
+"""The network that guides ``mcts-learned``: features, a compiled forward pass, its weights file.
+
+(``learned``, which plays without search, uses the convolutional
+:mod:`~shell_envs.what_the_shell.policy_network` over the same features.)
 
 A small multilayer perceptron (two ReLU hidden layers) read from one player's point of view:
 its input (:func:`search.net_features`) is the five observation planes (own turtles, opponent

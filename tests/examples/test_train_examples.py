@@ -96,3 +96,14 @@ def test_train_what_the_shell_alphazero_smoke(tmp_path):
     assert saved["curve"] and set(summary["curve"][-1]) >= {"learned", "mcts-learned"}
     for spec in (f"learned:weights={weights}", f"mcts-learned:weights={weights},iterations=20"):
         assert play_match(make_agent("what_the_shell", spec), "random", games=2).games == 2
+
+
+def test_train_what_the_shell_policy_smoke(tmp_path):
+    summary = load_example("train_what_the_shell_policy").main(["--smoke", "--out", str(tmp_path)])
+    weights = tmp_path / "wts_policy.npz"
+    assert weights.is_file() and (tmp_path / "learning_curve.png").is_file()
+    saved = json.loads((tmp_path / "curve.json").read_text())
+    assert [p["stage"] for p in saved["curve"]] == ["selfplay", "dagger"]
+    assert summary["curve"][-1]["positions"] > summary["curve"][0]["positions"]
+    agent = make_agent("what_the_shell", f"learned:weights={weights}")
+    assert play_match(agent, "random", games=2).games == 2

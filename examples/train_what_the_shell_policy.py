@@ -1,0 +1,310 @@
+"""Train What the Shell's policy network (the ``learned`` agent) by distilling ``mcts``.
+
+The ``learned`` agent plays a move without search, so its network must see tactics itself:
+a small residual convolutional network (:mod:`shell_envs.what_the_shell.policy_network`)
+learns ``mcts``'s choices.
+
+1. **Self-play.**  ``--workers`` processes play ``mcts`` against itself for
+   ``--selfplay-minutes`` (worker ``i`` searches ``--teacher-iterations[i]`` iterations a move,
+   round-robin); every position keeps both players' root visit shares and the value target of
+   the expert-iteration example (its ``play_game``).
+2. **Fit.**  The network learns both move heads' visit shares (cross-entropy) and the value
+   (``--steps`` AdamW steps, one-cycle learning rate, each position under a random board
+   symmetry and colour swap).
+3. **DAgger.**  The fitted policy then plays ``mcts`` for ``--dagger-minutes`` (a seat each game
+   in turn; both sides' first 4 moves drawn, for variety) and every position it reaches is
+   labelled by the search, for both players at once (the search is simultaneous); the network
+   is fitted again, from scratch, on all positions.  Imitation alone learns the positions
+   ``mcts`` reaches against itself, not those the policy's own mistakes lead to.
+
+After each fit ``learned`` plays ``--eval-games`` games (seats swapped) against each of three
+anchors of the bench's fixed scale and is rated on it; the points make the learning curve.
+Writes ``wts_policy.npz`` (``make_agent("what_the_shell", "learned:weights=PATH")``),
+``curve.json`` and ``learning_curve.png`` under ``--out``::
+
+    python examples/train_what_the_shell_policy.py --out runs/policy   # 2 cores, about an hour
+    python examples/train_what_the_shell_policy.py --smoke --out /tmp/policy   # seconds
+
+Needs the extra ``train`` (torch) and matplotlib.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the expert-iteration example
+import train_what_the_shell_alphazero as az  # noqa: E402
+
+from shell_envs.agents.what_the_shell import LearnedAgent  # noqa: E402
+from shell_envs.what_the_shell import network, policy_network, rules, search  # noqa: E402
+
+CELLS = rules.CELLS
+ANCHORS = ("greedy", "mcts-100", "mcts-400")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options; ``--smoke`` shrinks every budget to a few seconds."""
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--workers", type=int, default=2, help="processes playing games")
+    p.add_argument("--selfplay-minutes", type=float, default=30.0)
+    p.add_argument("--teacher-iterations", type=int, nargs="+", default=[400, 1600],
+                   help="mcts iterations a move, per self-play worker (round-robin)")  # fmt: skip
+    p.add_argument("--dagger-minutes", type=float, default=14.0)
+    p.add_argument("--dagger-iterations", type=int, nargs="+", default=[400, 800])
+    p.add_argument("--channels", type=int, default=32)
+    p.add_argument("--blocks", type=int, default=5)
+    p.add_argument("--steps", type=int, default=16_000, help="Adam steps per fit")
+    p.add_argument("--batch", type=int, default=256)
+    p.add_argument("--lr", type=float, default=2e-3, help="the one-cycle schedule's peak")
+    p.add_argument("--threads", type=int, default=2, help="torch threads while fitting")
+    p.add_argument("--eval-games", type=int, default=20, help="per anchor, seats swapped")
+    p.add_argument("--max-rounds", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, default=Path("runs/wts_policy"))
+    p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.selfplay_minutes = args.dagger_minutes = 0.03
+        args.teacher_iterations, args.dagger_iterations = [20], [20]
+        args.workers, args.channels, args.blocks, args.steps = 1, 4, 1, 5
+        args.batch, args.eval_games, args.max_rounds = 16, 2, 30
+    return args
+
+
+class Net(torch.nn.Module):
+    """The torch twin of :func:`policy_network.forward` (same layers, same weight layout)."""
+
+    def __init__(self, channels: int, blocks: int) -> None:
+        super().__init__()
+        self.inp = torch.nn.Conv2d(policy_network.IN_PLANES, channels, 3, padding=1)
+        self.mid = torch.nn.ModuleList(
+            [torch.nn.Conv2d(channels, channels, 3, padding=1) for _ in range(blocks)]
+        )
+        self.policy = torch.nn.Conv2d(channels, 2, 1)
+        self.value = torch.nn.Linear(channels, 1)
+        self.channels, self.blocks = channels, blocks
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Features ``[B, N_FEATURES]`` to logits ``[B, 162]`` and the value logit ``[B]``."""
+        h = torch.relu(self.inp(planes(x)))
+        for conv in self.mid:
+            h = h + torch.relu(conv(h))
+        return self.policy(h).flatten(1), self.value(h.mean((2, 3))).squeeze(-1)
+
+    def export(self) -> policy_network.Network:
+        """The weights in :mod:`policy_network`'s layout."""
+
+        def arr(t: torch.Tensor) -> np.ndarray:
+            return t.detach().cpu().numpy().astype(np.float32)
+
+        c = self.channels
+        return policy_network.check(
+            (
+                arr(self.inp.weight),
+                arr(self.inp.bias),
+                np.stack([arr(m.weight) for m in self.mid])
+                if self.blocks
+                else np.zeros((0, c, c, 3, 3)),
+                np.stack([arr(m.bias) for m in self.mid]) if self.blocks else np.zeros((0, c)),
+                arr(self.policy.weight)[:, :, 0, 0],
+                arr(self.policy.bias),
+                arr(self.value.weight),
+                arr(self.value.bias),
+            )
+        )
+
+
+def planes(x: torch.Tensor) -> torch.Tensor:
+    """Features ``[B, N_FEATURES]`` as ``[B, IN_PLANES, 9, 9]``: the window evaluation spread."""
+    b = x.shape[0]
+    grid = x[:, : network.N_PLANES * CELLS].reshape(b, network.N_PLANES, rules.SIZE, rules.SIZE)
+    evaluation = x[:, -1].reshape(b, 1, 1, 1).expand(b, 1, rules.SIZE, rules.SIZE)
+    return torch.cat([grid, evaluation], 1)
+
+
+def dagger_game(
+    policy: policy_network.Network,
+    iterations: int,
+    policy_side: int,
+    rng: np.random.Generator,
+    max_rounds: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One game of the policy (side ``policy_side``) against ``mcts``, every position labelled
+    by the search for both players: features (black's view), visit shares, value targets."""
+    board, eggs, meta = rules.new_state()
+    tree = search.new_tree(iterations + 1, 6)
+    info = np.zeros(rules.INFO_SIZE, np.int32)
+    everywhere = np.ones(CELLS, np.bool_)
+    x_side = np.empty(network.N_FEATURES, np.float32)
+    logits = np.empty(network.N_LOGITS, np.float32)
+    xs, pis, qs = [], [], []
+    while meta[rules.OUTCOME] == rules.ONGOING and meta[rules.ROUNDS] < max_rounds:
+        rules.seed_numba(int(rng.integers(2**31)))
+        search.init_root(tree, board.copy(), eggs.copy(), meta.copy(), everywhere)
+        search.run_search(tree, iterations, search.UCB, 0.35, 0.1)
+        x = np.empty(network.N_FEATURES, np.float32)
+        search.net_features(board.copy(), eggs.copy(), meta.copy(), rules.BLACK, x)
+        shares = [az._visit_shares(tree, side) for side in range(2)]
+        qs.append(tree[search.T_VALUES][0, 0].sum() / max(tree[search.T_NODE_VISITS][0], 1.0))
+        xs.append(x)
+        pis.append(np.concatenate(shares))
+        opening = meta[rules.ROUNDS] < 4
+        cells = []
+        for side, pi in enumerate(shares):
+            if side == policy_side:
+                player = rules.BLACK if side == 0 else rules.WHITE
+                search.net_features(board.copy(), eggs.copy(), meta.copy(), player, x_side)
+                policy_network.forward(policy, x_side, logits)
+                own = np.where(board == rules.EMPTY, logits[:CELLS].astype(np.float64), -np.inf)
+                if opening:
+                    p = np.exp(own - own.max())
+                    cells.append(int(rng.choice(CELLS, p=p / p.sum())))
+                else:
+                    cells.append(int(np.argmax(own)))
+            elif opening:
+                cells.append(int(rng.choice(CELLS, p=pi / pi.sum())))
+            else:
+                cells.append(int(rng.choice(np.flatnonzero(pi >= pi.max()))))
+        rules.step(board, eggs, meta, cells[0], cells[1], info)
+    z = {rules.BLACK_WINS: 1.0, rules.WHITE_WINS: 0.0}.get(int(meta[rules.OUTCOME]), 0.5)
+    target = 0.5 * np.array(qs) + 0.5 * z  # the expert-iteration example's default q-weight
+    return np.array(xs), np.array(pis), target.astype(np.float32)
+
+
+def worker(
+    job: tuple[str, int, float, int, policy_network.Network | None, int],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Games for ``minutes``: ``mcts`` self-play (``kind="selfplay"``) or the policy against
+    ``mcts`` (``"dagger"``), at ``iterations`` a move; the positions and the game count."""
+    kind, iterations, minutes, seed, policy, max_rounds = job
+    rng = np.random.default_rng(seed)
+    options = az.parse_args(["--imitation-iterations", str(iterations)])
+    options.max_rounds = max_rounds
+    out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    deadline = time.perf_counter() + 60.0 * minutes
+    while time.perf_counter() < deadline or not out:
+        if kind == "selfplay":
+            out.append(az.play_game(None, options, rng))
+        else:
+            out.append(dagger_game(policy, iterations, len(out) % 2, rng, max_rounds))
+    x, pi, z = (np.concatenate(parts) for parts in zip(*out, strict=True))
+    return x, pi, z, len(out)
+
+
+def play(
+    kind: str, args: argparse.Namespace, minutes: float, budgets: list[int], policy: Any, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Positions from ``args.workers`` processes playing ``kind`` games for ``minutes``."""
+    jobs = [
+        (kind, budgets[i % len(budgets)], minutes, seed + i, policy, args.max_rounds)
+        for i in range(args.workers)
+    ]
+    if args.workers == 1:
+        parts = [worker(jobs[0])]
+    else:
+        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            parts = pool.map(worker, jobs)
+    x, pi, z = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    return x, pi, z, sum(p[3] for p in parts)
+
+
+def fit(data: az.Replay, args: argparse.Namespace) -> tuple[Net, float]:
+    """A network fitted from scratch on ``data``; the last batch's loss."""
+    torch.manual_seed(args.seed)
+    model = Net(args.channels, args.blocks)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps)
+    loss = torch.zeros(())
+    for _ in range(args.steps):
+        x, pi, z, legal = data.batch(args.batch)
+        logits, value = model(x)
+        mask = torch.cat([legal, legal], 1) > 0
+        logits = logits.masked_fill(~mask, -1e9)
+        own = torch.log_softmax(logits[:, :CELLS], 1)
+        theirs = torch.log_softmax(logits[:, CELLS:], 1)
+        policy = -(pi[:, :CELLS] * own).sum(1) - (pi[:, CELLS:] * theirs).sum(1)
+        v = torch.nn.functional.binary_cross_entropy_with_logits(value, z, reduction="none")
+        loss = (policy + v).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        schedule.step()
+    return model, float(loss.detach())
+
+
+def plot(curve: list[dict[str, Any]], path: Path) -> None:
+    """The learning curve: ``learned``'s rating on the fixed scale against training minutes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from shell_envs.bench.scale import anchor_table
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    minutes = [p["minutes"] for p in curve]
+    r = np.array([p["learned"]["rating"] for p in curve])
+    ci = np.array([p["learned"]["ci"] for p in curve]).reshape(-1, 2)
+    ax.errorbar(minutes, r, yerr=[r - ci[:, 0], ci[:, 1] - r], marker="o", capsize=3,
+                label="learned (policy network)")  # fmt: skip
+    for anchor in anchor_table().anchors[1:]:
+        ax.axhline(anchor.rating, color="grey", lw=0.6, ls=":")
+        ax.text(0.01, anchor.rating, anchor.label, fontsize=7, color="grey", va="bottom",
+                transform=ax.get_yaxis_transform())  # fmt: skip
+    ax.set_xlabel("training time (minutes, 2 cores)")
+    ax.set_ylabel("rating on the fixed scale (Elo)")
+    ax.legend()
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Self-play, fit, DAgger, fit; rate after each fit; save. Returns ``curve.json``'s summary."""
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    trained = 0.0  # minutes of playing and fitting (evaluation not counted)
+    data = az.Replay(10**9, np.random.default_rng(args.seed))
+    curve: list[dict[str, Any]] = []
+    model = None
+    stages = (
+        ("selfplay", args.selfplay_minutes, args.teacher_iterations),
+        ("dagger", args.dagger_minutes, args.dagger_iterations),
+    )
+    for k, (kind, minutes, budgets) in enumerate(stages):
+        if minutes <= 0:
+            continue
+        began = time.perf_counter()
+        policy = None if model is None else model.export()
+        x, pi, z, games = play(kind, args, minutes, budgets, policy, args.seed + 100 * k)
+        data.add(x, pi, z)
+        model, loss = fit(data, args)
+        trained += (time.perf_counter() - began) / 60.0
+        net = model.export()
+        point = {"stage": kind, "minutes": trained, "games": games, "positions": len(data.z),
+                 "loss": loss}  # fmt: skip
+        point["learned"] = az.rate(
+            lambda net=net: LearnedAgent(net=net), ANCHORS, args.eval_games, 1000 * k,
+            args.max_rounds,
+        )  # fmt: skip
+        curve.append(point)
+        policy_network.save(net, args.out / f"wts_policy_{kind}.npz")  # each stage's network
+        policy_network.save(net, args.out / policy_network.WEIGHTS_FILE)
+        print(json.dumps(point), flush=True)
+    summary = {"args": {k: str(v) for k, v in vars(args).items()}, "curve": curve}
+    (args.out / "curve.json").write_text(json.dumps(summary, indent=1))
+    plot(curve, args.out / "learning_curve.png")
+    return summary
+
+
+if __name__ == "__main__":
+    main()

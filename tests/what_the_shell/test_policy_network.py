@@ -1,0 +1,123 @@
+"""The policy network behind ``learned``: numba forward equals torch's, its file, the agent."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from shell_envs.agents import make_agent
+from shell_envs.agents.what_the_shell import LearnedAgent, WhatTheShellView
+from shell_envs.what_the_shell import network, policy_network, rules, search
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_what_the_shell_policy.py"
+
+
+def load_example():
+    """Import the policy training example (the folder is not a package)."""
+    spec = importlib.util.spec_from_file_location("train_wts_policy", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def positions(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``n`` ongoing positions reached by random play of 0 to 30 rounds."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        board, eggs, meta = rules.new_state()
+        rules.seed_numba(int(rng.integers(2**31)))
+        rules.random_playout(board, eggs, meta, int(rng.integers(0, 31)))
+        if meta[rules.OUTCOME] == rules.ONGOING:
+            out.append((board, eggs, meta))
+    return out
+
+
+@pytest.mark.parametrize(("channels", "blocks"), [(6, 0), (5, 2)])
+def test_numpy_forward_equals_torch_forward(channels, blocks):
+    torch.manual_seed(blocks)
+    model = load_example().Net(channels, blocks)
+    for p in model.parameters():  # larger weights than the init, so every unit matters
+        torch.nn.init.normal_(p, std=0.3)
+    net = model.export()
+    rng = np.random.default_rng(blocks)
+    xs = rng.standard_normal((12, network.N_FEATURES)).astype(np.float32)
+    for i, (board, eggs, meta) in enumerate(positions(4, 3)):  # and real features
+        search.net_features(board, eggs, meta, rules.BLACK + i % 2, xs[i])
+    logits = np.empty(network.N_LOGITS, np.float32)
+    with torch.no_grad():
+        t_logits, t_value = model(torch.from_numpy(xs))
+    for i, x in enumerate(xs):
+        value = policy_network.forward(net, x, logits)
+        np.testing.assert_allclose(logits, t_logits[i].numpy(), rtol=1e-4, atol=1e-4)
+        assert value == pytest.approx(float(torch.sigmoid(t_value[i])), abs=1e-5)
+
+
+def test_edge_cells_see_zeros_beyond_the_board():
+    """A kernel that reads only its left neighbour: column 0 gets the bias alone."""
+    net = list(policy_network.zeros(channels=1, blocks=0))
+    net[0][0, 0, 1, 0] = 1.0  # w_in: own turtles, one column to the left
+    net[4][0, 0] = 1.0  # own-move logit = the plane
+    x = np.zeros(network.N_FEATURES, np.float32)
+    x[: rules.CELLS] = 1.0  # own turtles everywhere
+    logits = np.empty(network.N_LOGITS, np.float32)
+    policy_network.forward(policy_network.check(net), x, logits)
+    grid = logits[: rules.CELLS].reshape(rules.SIZE, rules.SIZE)
+    assert (grid[:, 0] == 0.0).all() and (grid[:, 1:] == 1.0).all()
+
+
+def test_save_load_round_trip_and_bad_files(tmp_path):
+    rng = np.random.default_rng(0)
+    net = tuple(rng.standard_normal(a.shape).astype(np.float32) for a in policy_network.zeros(4, 2))
+    policy_network.save(net, tmp_path / "net.npz")
+    for a, b in zip(net, policy_network.load(tmp_path / "net.npz"), strict=True):
+        np.testing.assert_array_equal(a, b)
+    network.save(network.zeros(8), tmp_path / "mlp.npz")
+    with pytest.raises(ValueError, match="lacks"):
+        policy_network.load(tmp_path / "mlp.npz")
+    with pytest.raises(ValueError, match="w_mid has shape"):
+        policy_network.check(net[:2] + (np.zeros((2, 4, 3, 3, 3)),) + net[3:])
+
+
+def test_shipped_policy_is_small_and_loads():
+    path = Path(policy_network.__file__).parents[1] / "data" / policy_network.WEIGHTS_FILE
+    assert path.stat().st_size < 1_000_000
+    arrays = dict(zip(policy_network.WEIGHT_NAMES, policy_network.shipped(), strict=True))
+    channels, blocks = policy_network.size(arrays)
+    assert channels > 0 and blocks >= 0
+
+
+def test_learned_plays_the_argmax_of_its_network(tmp_path):
+    """``learned`` plays the legal cell with the best own-move logit of the policy network by
+    default, and of the perceptron when given the search network's file."""
+    network.save(network.shipped(), tmp_path / "mlp.npz")
+    policy_network.save(policy_network.shipped(), tmp_path / "policy.npz")
+    conv = (policy_network.shipped(), policy_network.forward)
+    cases = (
+        ("learned", *conv),
+        (f"learned:weights={tmp_path / 'policy.npz'}", *conv),
+        (f"learned:weights={tmp_path / 'mlp.npz'}", network.shipped(), network.forward),
+    )
+    x = np.empty(network.N_FEATURES, np.float32)
+    logits = np.empty(network.N_LOGITS, np.float32)
+    for spec, net, forward in cases:
+        agent = make_agent("what_the_shell", spec, seed=0)
+        for board, eggs, meta in positions(6, 9):
+            for player in (rules.BLACK, rules.WHITE):
+                mask = board == rules.EMPTY
+                search.net_features(board, eggs, meta, player, x)
+                forward(net, x, logits)
+                own = np.where(mask, logits[: rules.CELLS], -np.inf)
+                view = WhatTheShellView.of(board, eggs, meta, player)
+                assert agent.act_with_state(view, mask) == int(np.argmax(own))
+
+
+def test_learned_takes_either_network_as_arrays():
+    assert LearnedAgent(net=policy_network.zeros(4, 1)).net[0].ndim == 4
+    assert LearnedAgent(net=network.zeros(8)).net[0].shape == (network.N_FEATURES, 8)
