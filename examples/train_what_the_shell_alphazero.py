@@ -233,20 +233,28 @@ class Replay:
         return tuple(torch.from_numpy(np.ascontiguousarray(a)) for a in (x, pi, z, legal))
 
 
+def loss_terms(
+    model: torch.nn.Module, x: torch.Tensor, pi: torch.Tensor, z: torch.Tensor, legal: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per position: both move heads' cross-entropy to the visit shares ``pi`` (illegal cells
+    masked) and the value's binary cross-entropy to ``z``."""
+    logits, value = model(x)
+    mask = torch.cat([legal, legal], 1) > 0
+    logits = logits.masked_fill(~mask, -1e9)
+    own = torch.log_softmax(logits[:, :CELLS], 1)
+    theirs = torch.log_softmax(logits[:, CELLS:], 1)
+    policy = -(pi[:, :CELLS] * own).sum(1) - (pi[:, CELLS:] * theirs).sum(1)
+    v = torch.nn.functional.binary_cross_entropy_with_logits(value, z, reduction="none")
+    return policy, v
+
+
 def train_steps(
     model: Net, opt: torch.optim.Optimizer, replay: Replay, steps: int, batch: int
 ) -> float:
     """``steps`` Adam steps on both move heads' cross-entropy and the value's; the last loss."""
     loss = torch.zeros(())
     for _ in range(steps):
-        x, pi, z, legal = replay.batch(batch)
-        logits, value = model(x)
-        mask = torch.cat([legal, legal], 1) > 0
-        logits = logits.masked_fill(~mask, -1e9)
-        own = torch.log_softmax(logits[:, :CELLS], 1)
-        theirs = torch.log_softmax(logits[:, CELLS:], 1)
-        policy = -(pi[:, :CELLS] * own).sum(1) - (pi[:, CELLS:] * theirs).sum(1)
-        v = torch.nn.functional.binary_cross_entropy_with_logits(value, z, reduction="none")
+        policy, v = loss_terms(model, *replay.batch(batch))
         loss = (policy + 2.0 * v).mean()
         opt.zero_grad()
         loss.backward()
@@ -298,7 +306,12 @@ def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[
     }
 
 
-def plot(curve: list[dict[str, Any]], path: Path) -> None:
+def plot(
+    curve: list[dict[str, Any]],
+    path: Path,
+    labels: tuple[str, ...] = tuple(EVAL_ANCHORS),
+    cores: str = "one core",
+) -> None:
     """The learning curve: each agent's rating on the fixed scale against training minutes."""
     import matplotlib
 
@@ -307,15 +320,16 @@ def plot(curve: list[dict[str, Any]], path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(6, 4))
     minutes = [p["train_seconds"] / 60 for p in curve]
-    for label in EVAL_ANCHORS:
+    for label in labels:
         r = np.array([p[label]["rating"] for p in curve])
         ci = np.array([p[label]["ci"] for p in curve]).reshape(-1, 2)
         ax.errorbar(minutes, r, yerr=[r - ci[:, 0], ci[:, 1] - r], marker="o", capsize=3,
                     label=label)  # fmt: skip
     for anchor in anchor_table().anchors[1:]:
         ax.axhline(anchor.rating, color="grey", lw=0.6, ls=":")
-        ax.text(0, anchor.rating, anchor.label, fontsize=7, color="grey", va="bottom")
-    ax.set_xlabel("training time (minutes, one core)")
+        ax.text(0.01, anchor.rating, anchor.label, fontsize=7, color="grey", va="bottom",
+                transform=ax.get_yaxis_transform())  # fmt: skip
+    ax.set_xlabel(f"training time (minutes, {cores})")
     ax.set_ylabel("rating on the fixed scale (Elo)")
     ax.legend()
     fig.savefig(path, dpi=120, bbox_inches="tight")

@@ -225,14 +225,7 @@ def fit(data: az.Replay, args: argparse.Namespace) -> tuple[Net, float]:
     schedule = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps)
     loss = torch.zeros(())
     for _ in range(args.steps):
-        x, pi, z, legal = data.batch(args.batch)
-        logits, value = model(x)
-        mask = torch.cat([legal, legal], 1) > 0
-        logits = logits.masked_fill(~mask, -1e9)
-        own = torch.log_softmax(logits[:, :CELLS], 1)
-        theirs = torch.log_softmax(logits[:, CELLS:], 1)
-        policy = -(pi[:, :CELLS] * own).sum(1) - (pi[:, CELLS:] * theirs).sum(1)
-        v = torch.nn.functional.binary_cross_entropy_with_logits(value, z, reduction="none")
+        policy, v = az.loss_terms(model, *data.batch(args.batch))
         loss = (policy + v).mean()
         opt.zero_grad()
         loss.backward()
@@ -241,38 +234,12 @@ def fit(data: az.Replay, args: argparse.Namespace) -> tuple[Net, float]:
     return model, float(loss.detach())
 
 
-def plot(curve: list[dict[str, Any]], path: Path) -> None:
-    """The learning curve: ``learned``'s rating on the fixed scale against training minutes."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from shell_envs.bench.scale import anchor_table
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    minutes = [p["minutes"] for p in curve]
-    r = np.array([p["learned"]["rating"] for p in curve])
-    ci = np.array([p["learned"]["ci"] for p in curve]).reshape(-1, 2)
-    ax.errorbar(minutes, r, yerr=[r - ci[:, 0], ci[:, 1] - r], marker="o", capsize=3,
-                label="learned (policy network)")  # fmt: skip
-    for anchor in anchor_table().anchors[1:]:
-        ax.axhline(anchor.rating, color="grey", lw=0.6, ls=":")
-        ax.text(0.01, anchor.rating, anchor.label, fontsize=7, color="grey", va="bottom",
-                transform=ax.get_yaxis_transform())  # fmt: skip
-    ax.set_xlabel("training time (minutes, 2 cores)")
-    ax.set_ylabel("rating on the fixed scale (Elo)")
-    ax.legend()
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-
-
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Self-play, fit, DAgger, fit; rate after each fit; save. Returns ``curve.json``'s summary."""
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.threads)
-    trained = 0.0  # minutes of playing and fitting (evaluation not counted)
+    trained = 0.0  # seconds of playing and fitting (evaluation not counted)
     data = az.Replay(10**9, np.random.default_rng(args.seed))
     curve: list[dict[str, Any]] = []
     model = None
@@ -288,9 +255,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         x, pi, z, games = play(kind, args, minutes, budgets, policy, args.seed + 100 * k)
         data.add(x, pi, z)
         model, loss = fit(data, args)
-        trained += (time.perf_counter() - began) / 60.0
+        trained += time.perf_counter() - began
         net = model.export()
-        point = {"stage": kind, "minutes": trained, "games": games, "positions": len(data.z),
+        point = {"stage": kind, "train_seconds": trained, "games": games, "positions": len(data.z),
                  "loss": loss}  # fmt: skip
         point["learned"] = az.rate(
             lambda net=net: LearnedAgent(net=net), ANCHORS, args.eval_games, 1000 * k,
@@ -302,7 +269,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(json.dumps(point), flush=True)
     summary = {"args": {k: str(v) for k, v in vars(args).items()}, "curve": curve}
     (args.out / "curve.json").write_text(json.dumps(summary, indent=1))
-    plot(curve, args.out / "learning_curve.png")
+    az.plot(curve, args.out / "learning_curve.png", ("learned",), f"{args.workers} cores")
     return summary
 
 

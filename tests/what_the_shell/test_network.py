@@ -50,11 +50,17 @@ def test_numpy_forward_equals_torch_forward():
     rng = np.random.default_rng(0)
     xs = rng.standard_normal((20, network.N_FEATURES)).astype(np.float32)
     xs[:10] *= rng.random((10, network.N_FEATURES)) < 0.2  # sparse rows, like the planes
+    assert_forward_matches(model, net, network.forward, xs)
+
+
+def assert_forward_matches(model: torch.nn.Module, net, forward, xs: np.ndarray) -> None:
+    """The compiled ``forward`` of ``net`` gives the torch ``model``'s logits and value on
+    every row of ``xs``."""
     logits = np.empty(network.N_LOGITS, np.float32)
     with torch.no_grad():
         t_logits, t_value = model(torch.from_numpy(xs))
     for i, x in enumerate(xs):
-        value = network.forward(net, x, logits)
+        value = forward(net, x, logits)
         np.testing.assert_allclose(logits, t_logits[i].numpy(), rtol=1e-4, atol=1e-4)
         assert value == pytest.approx(float(torch.sigmoid(t_value[i])), abs=1e-5)
 

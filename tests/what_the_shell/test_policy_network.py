@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,36 +11,14 @@ import torch
 from shell_envs.agents import make_agent
 from shell_envs.agents.what_the_shell import LearnedAgent, WhatTheShellView
 from shell_envs.what_the_shell import network, policy_network, rules, search
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_what_the_shell_policy.py"
-
-
-def load_example():
-    """Import the policy training example (the folder is not a package)."""
-    spec = importlib.util.spec_from_file_location("train_wts_policy", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def positions(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """``n`` ongoing positions reached by random play of 0 to 30 rounds."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < n:
-        board, eggs, meta = rules.new_state()
-        rules.seed_numba(int(rng.integers(2**31)))
-        rules.random_playout(board, eggs, meta, int(rng.integers(0, 31)))
-        if meta[rules.OUTCOME] == rules.ONGOING:
-            out.append((board, eggs, meta))
-    return out
+from tests.examples.test_train_examples import load_example
+from tests.what_the_shell.test_network import assert_forward_matches, positions
 
 
 @pytest.mark.parametrize(("channels", "blocks"), [(6, 0), (5, 2)])
 def test_numpy_forward_equals_torch_forward(channels, blocks):
     torch.manual_seed(blocks)
-    model = load_example().Net(channels, blocks)
+    model = load_example("train_what_the_shell_policy").Net(channels, blocks)
     for p in model.parameters():  # larger weights than the init, so every unit matters
         torch.nn.init.normal_(p, std=0.3)
     net = model.export()
@@ -50,13 +26,7 @@ def test_numpy_forward_equals_torch_forward(channels, blocks):
     xs = rng.standard_normal((12, network.N_FEATURES)).astype(np.float32)
     for i, (board, eggs, meta) in enumerate(positions(4, 3)):  # and real features
         search.net_features(board, eggs, meta, rules.BLACK + i % 2, xs[i])
-    logits = np.empty(network.N_LOGITS, np.float32)
-    with torch.no_grad():
-        t_logits, t_value = model(torch.from_numpy(xs))
-    for i, x in enumerate(xs):
-        value = policy_network.forward(net, x, logits)
-        np.testing.assert_allclose(logits, t_logits[i].numpy(), rtol=1e-4, atol=1e-4)
-        assert value == pytest.approx(float(torch.sigmoid(t_value[i])), abs=1e-5)
+    assert_forward_matches(model, net, policy_network.forward, xs)
 
 
 def test_edge_cells_see_zeros_beyond_the_board():
