@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -140,13 +141,19 @@ def _visit_shares(tree: tuple[np.ndarray, ...], side: int) -> np.ndarray:
 
 
 def play_game(
-    net: network.Network | None, args: argparse.Namespace, rng: np.random.Generator
+    net: network.Network | None,
+    args: argparse.Namespace,
+    rng: np.random.Generator,
+    stand_in: tuple[int, Callable[[np.ndarray, np.ndarray, np.ndarray, bool], int]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One self-play game: features (black's view), both sides' visit shares, value targets.
 
     A position's value target mixes black's mean value at the search root and the outcome.
 
-    ``net`` None: the built-in ``mcts`` plays (imitation); else the guided search.
+    ``net`` None: the built-in ``mcts`` plays (imitation); else the guided search.  With
+    ``stand_in`` = ``(side, choose)``, ``choose(board, eggs, meta, opening)`` picks that side's
+    cells instead (``opening``: within the first ``--sample-rounds`` rounds), while the search
+    still labels every position for both sides (DAgger).
     """
     board, eggs, meta = rules.new_state()
     iterations = args.imitation_iterations if net is None else args.iterations
@@ -178,8 +185,11 @@ def play_game(
         xs.append(x)
         pis.append(np.concatenate(shares))
         cells = []
-        for pi in shares:
-            if meta[rules.ROUNDS] < args.sample_rounds:
+        opening = bool(meta[rules.ROUNDS] < args.sample_rounds)
+        for side, pi in enumerate(shares):
+            if stand_in is not None and side == stand_in[0]:
+                cells.append(stand_in[1](board, eggs, meta, opening))
+            elif opening:
                 cells.append(int(rng.choice(CELLS, p=pi / pi.sum())))
             else:
                 cells.append(int(rng.choice(np.flatnonzero(pi >= pi.max()))))
@@ -298,7 +308,7 @@ def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[
             c_puct=args.c_puct,
             mix=0.0,
             candidates_from="network",
-        ),  # fmt: skip
+        ),
     }
     return {
         label: rate(make, EVAL_ANCHORS[label], args.eval_games, seed, args.max_rounds)

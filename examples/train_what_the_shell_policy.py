@@ -35,6 +35,7 @@ import json
 import multiprocessing
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ from shell_envs.what_the_shell import network, policy_network, rules, search  # 
 
 CELLS = rules.CELLS
 ANCHORS = ("greedy", "mcts-100", "mcts-400")
+DAGGER_OPENING = 4  # rounds in which DAgger games draw both sides' moves, for variety
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -131,53 +133,25 @@ def planes(x: torch.Tensor) -> torch.Tensor:
     return torch.cat([grid, evaluation], 1)
 
 
-def dagger_game(
-    policy: policy_network.Network,
-    iterations: int,
-    policy_side: int,
-    rng: np.random.Generator,
-    max_rounds: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One game of the policy (side ``policy_side``) against ``mcts``, every position labelled
-    by the search for both players: features (black's view), visit shares, value targets."""
-    board, eggs, meta = rules.new_state()
-    tree = search.new_tree(iterations + 1, 6)
-    info = np.zeros(rules.INFO_SIZE, np.int32)
-    everywhere = np.ones(CELLS, np.bool_)
-    x_side = np.empty(network.N_FEATURES, np.float32)
+def policy_player(
+    policy: policy_network.Network, side: int, rng: np.random.Generator
+) -> Callable[[np.ndarray, np.ndarray, np.ndarray, bool], int]:
+    """The policy as ``side``'s stand-in in :func:`az.play_game`: its best legal cell, drawn
+    from the softmax of its logits in the opening rounds."""
+    player = rules.BLACK if side == 0 else rules.WHITE
+    x = np.empty(network.N_FEATURES, np.float32)
     logits = np.empty(network.N_LOGITS, np.float32)
-    xs, pis, qs = [], [], []
-    while meta[rules.OUTCOME] == rules.ONGOING and meta[rules.ROUNDS] < max_rounds:
-        rules.seed_numba(int(rng.integers(2**31)))
-        search.init_root(tree, board.copy(), eggs.copy(), meta.copy(), everywhere)
-        search.run_search(tree, iterations, search.UCB, 0.35, 0.1)
-        x = np.empty(network.N_FEATURES, np.float32)
-        search.net_features(board.copy(), eggs.copy(), meta.copy(), rules.BLACK, x)
-        shares = [az._visit_shares(tree, side) for side in range(2)]
-        qs.append(tree[search.T_VALUES][0, 0].sum() / max(tree[search.T_NODE_VISITS][0], 1.0))
-        xs.append(x)
-        pis.append(np.concatenate(shares))
-        opening = meta[rules.ROUNDS] < 4
-        cells = []
-        for side, pi in enumerate(shares):
-            if side == policy_side:
-                player = rules.BLACK if side == 0 else rules.WHITE
-                search.net_features(board.copy(), eggs.copy(), meta.copy(), player, x_side)
-                policy_network.forward(policy, x_side, logits)
-                own = np.where(board == rules.EMPTY, logits[:CELLS].astype(np.float64), -np.inf)
-                if opening:
-                    p = np.exp(own - own.max())
-                    cells.append(int(rng.choice(CELLS, p=p / p.sum())))
-                else:
-                    cells.append(int(np.argmax(own)))
-            elif opening:
-                cells.append(int(rng.choice(CELLS, p=pi / pi.sum())))
-            else:
-                cells.append(int(rng.choice(np.flatnonzero(pi >= pi.max()))))
-        rules.step(board, eggs, meta, cells[0], cells[1], info)
-    z = {rules.BLACK_WINS: 1.0, rules.WHITE_WINS: 0.0}.get(int(meta[rules.OUTCOME]), 0.5)
-    target = 0.5 * np.array(qs) + 0.5 * z  # the expert-iteration example's default q-weight
-    return np.array(xs), np.array(pis), target.astype(np.float32)
+
+    def choose(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, opening: bool) -> int:
+        search.net_features(board.copy(), eggs.copy(), meta.copy(), player, x)
+        policy_network.forward(policy, x, logits)
+        own = np.where(board == rules.EMPTY, logits[:CELLS].astype(np.float64), -np.inf)
+        if opening:
+            p = np.exp(own - own.max())
+            return int(rng.choice(CELLS, p=p / p.sum()))
+        return int(np.argmax(own))
+
+    return choose
 
 
 def worker(
@@ -189,19 +163,25 @@ def worker(
     rng = np.random.default_rng(seed)
     options = az.parse_args(["--imitation-iterations", str(iterations)])
     options.max_rounds = max_rounds
+    if kind == "dagger":
+        options.sample_rounds = DAGGER_OPENING
     out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     deadline = time.perf_counter() + 60.0 * minutes
     while time.perf_counter() < deadline or not out:
-        if kind == "selfplay":
-            out.append(az.play_game(None, options, rng))
-        else:
-            out.append(dagger_game(policy, iterations, len(out) % 2, rng, max_rounds))
+        side = len(out) % 2
+        stand_in = None if kind == "selfplay" else (side, policy_player(policy, side, rng))
+        out.append(az.play_game(None, options, rng, stand_in))
     x, pi, z = (np.concatenate(parts) for parts in zip(*out, strict=True))
     return x, pi, z, len(out)
 
 
 def play(
-    kind: str, args: argparse.Namespace, minutes: float, budgets: list[int], policy: Any, seed: int
+    kind: str,
+    args: argparse.Namespace,
+    minutes: float,
+    budgets: list[int],
+    policy: policy_network.Network | None,
+    seed: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Positions from ``args.workers`` processes playing ``kind`` games for ``minutes``."""
     jobs = [
@@ -242,7 +222,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     trained = 0.0  # seconds of playing and fitting (evaluation not counted)
     data = az.Replay(10**9, np.random.default_rng(args.seed))
     curve: list[dict[str, Any]] = []
-    model = None
+    net = None  # the last fit's network: the DAgger stage's policy
     stages = (
         ("selfplay", args.selfplay_minutes, args.teacher_iterations),
         ("dagger", args.dagger_minutes, args.dagger_iterations),
@@ -251,8 +231,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if minutes <= 0:
             continue
         began = time.perf_counter()
-        policy = None if model is None else model.export()
-        x, pi, z, games = play(kind, args, minutes, budgets, policy, args.seed + 100 * k)
+        x, pi, z, games = play(kind, args, minutes, budgets, net, args.seed + 100 * k)
         data.add(x, pi, z)
         model, loss = fit(data, args)
         trained += time.perf_counter() - began
