@@ -34,9 +34,8 @@ Network = tuple[np.ndarray, ...]
 
 
 @jit
-def _convolve(source, kernel, bias, target, residual):
-    """``target``'s interior = relu(3×3 ``kernel`` over padded ``source`` + ``bias``), plus
-    ``source`` itself when ``residual`` (same number of planes then)."""
+def _convolve(source, kernel, bias, target):
+    """``target``'s interior = relu(3×3 ``kernel`` over padded ``source`` + ``bias``)."""
     total = np.empty((SIZE, SIZE), dtype=np.float32)
     for out in range(kernel.shape[0]):
         total[:, :] = bias[out]
@@ -49,10 +48,7 @@ def _convolve(source, kernel, bias, target, residual):
                             total[i, j] += w * source[plane, i + di, j + dj]
         for i in range(SIZE):
             for j in range(SIZE):
-                v = max(total[i, j], np.float32(0.0))
-                if residual:
-                    v += source[out, i + 1, j + 1]
-                target[out, i + 1, j + 1] = v
+                target[out, i + 1, j + 1] = max(total[i, j], np.float32(0.0))
 
 
 @jit
@@ -70,9 +66,10 @@ def forward(net, x, logits):
     channels = w_in.shape[0]
     h = np.zeros((channels, PADDED, PADDED), dtype=np.float32)
     spare = np.zeros((channels, PADDED, PADDED), dtype=np.float32)
-    _convolve(planes, w_in, b_in, h, False)
-    for block in range(w_mid.shape[0]):
-        _convolve(h, w_mid[block], b_mid[block], spare, True)
+    _convolve(planes, w_in, b_in, h)
+    for block in range(w_mid.shape[0]):  # residual: h + relu(conv(h)); no literal flag, which
+        _convolve(h, w_mid[block], b_mid[block], spare)  # would compile a second _convolve
+        spare += h
         h, spare = spare, h
     v = b_value[0]
     for c in range(channels):
