@@ -1,6 +1,7 @@
 """A best response to a frozen What the Shell agent: MaskablePPO trained against it alone.
 
-How exploitable is an agent?  For each opponent (default: ``learned`` and ``greedy``) a fresh
+How exploitable is an agent?  For each opponent (an agent spec such as
+``learned:temperature=0.25,top_p=0.5``; default: ``learned`` and ``greedy``) a fresh
 MaskablePPO (sb3-contrib defaults, the ``flat`` encoder, a random seat each game, one torch
 thread) trains for ``--timesteps`` steps against that opponent only, then plays ``--games``
 games against it, seats swapped; its win rate (Wilson 95% interval) is reported beside the
@@ -22,14 +23,17 @@ import torch
 from sb3_contrib import MaskablePPO
 
 import shell_envs  # noqa: F401  (registers the Gymnasium ids)
+from shell_envs.agents import make_agent
 from shell_envs.bench.tournament import wilson_interval
 
 ENV_ID = "shell_envs/WhatTheShell-v0"
+GAME = "what_the_shell"
 
 
 def train(opponent: str, timesteps: int, seed: int) -> MaskablePPO:
-    """MaskablePPO trained ``timesteps`` steps against ``opponent`` (a random seat each game)."""
-    env = gym.make(ENV_ID, opponent=opponent, seat="random", obs_encoder="flat")
+    """MaskablePPO trained ``timesteps`` steps against ``opponent`` (an agent spec, as the bench
+    takes them; a random seat each game)."""
+    env = gym.make(ENV_ID, opponent=make_agent(GAME, opponent), seat="random", obs_encoder="flat")
     model = MaskablePPO("MlpPolicy", env, seed=seed, verbose=0, device="cpu")
     model.learn(total_timesteps=timesteps)
     return model
@@ -40,7 +44,7 @@ def play(model: MaskablePPO, opponent: str, games: int) -> dict[str, float]:
     wins = draws = losses = 0
     for g in range(games):
         seat = "black" if g % 2 == 0 else "white"
-        env = gym.make(ENV_ID, opponent=opponent, seat=seat, obs_encoder="flat")
+        env = gym.make(ENV_ID, opponent=make_agent(GAME, opponent), seat=seat, obs_encoder="flat")
         obs, _ = env.reset(seed=g)
         done, reward = False, 0.0
         while not done:

@@ -26,6 +26,8 @@ class LearnedAgent(_FairAgent):
         weights: an ``.npz`` network file (default: the one shipped with the package).
         temperature: 0 plays the best-scored move (ties at random, seeded); above 0, sample
             from the softmax of the scores divided by it.
+        top_p: when sampling, only from the most likely moves whose probabilities first sum
+            to at least this (nucleus sampling; 1: every candidate).
         net: a network (tuple of arrays) instead of a file, for training code.
         seed: seeds the sampling and the tie-breaking.
         rules: the rule assumed when deciding from an observation (views carry their own).
@@ -37,6 +39,7 @@ class LearnedAgent(_FairAgent):
         self,
         weights: str | None = None,
         temperature: float = 0.0,
+        top_p: float = 1.0,
         net: network.Network | None = None,
         seed: int | None = None,
         rules: str = "classic",
@@ -45,7 +48,10 @@ class LearnedAgent(_FairAgent):
         if not number_in(temperature, 0.0, np.inf) or temperature == np.inf:
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
         self.net = network.FORMAT.choose(weights, net)
+        if not number_in(top_p, 0.0, 1.0, low_open=True):
+            raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
         self.temperature = float(temperature)
+        self.top_p = float(top_p)
         self._feats = np.empty((N_ACTIONS, network.N_FEATURES), np.float32)
         self._moves = np.empty(N_ACTIONS, np.int64)
 
@@ -62,4 +68,4 @@ class LearnedAgent(_FairAgent):
             self._feats, self._moves,
         )  # fmt: skip
         logits = network.scores(self.net, self._feats[:n]).astype(np.float64)
-        return pick(self.rng, self._moves[:n], logits, self.temperature)
+        return pick(self.rng, self._moves[:n], logits, self.temperature, self.top_p)

@@ -313,6 +313,8 @@ class LearnedAgent(_PositionAgent):
     Args:
         weights: an ``.npz`` file of either network (default: the shipped policy network).
         temperature: 0 plays the argmax; above 0, sample.
+        top_p: when sampling, only from the most likely cells whose probabilities first sum
+            to at least this (nucleus sampling; 1: every legal cell).
         net: a network (tuple of arrays) instead of a file, for training code.
         seed: seeds the sampling and the tie-breaking.
     """
@@ -323,13 +325,17 @@ class LearnedAgent(_PositionAgent):
         self,
         weights: str | None = None,
         temperature: float = 0.0,
+        top_p: float = 1.0,
         net: network.Network | None = None,
         seed: int | None = None,
     ) -> None:
         if not number_in(temperature, 0.0, np.inf):
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
         self.net, self._forward = _policy(weights, net)
+        if not number_in(top_p, 0.0, 1.0, low_open=True):
+            raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
         self.temperature = float(temperature)
+        self.top_p = float(top_p)
         self.rng = np.random.default_rng(seed)
         self._x = np.empty(network.N_FEATURES, dtype=np.float32)
         self._logits = np.empty(network.N_LOGITS, dtype=np.float32)
@@ -341,7 +347,7 @@ class LearnedAgent(_PositionAgent):
         search.net_features(board, eggs, meta, state.player, self._x)
         self._forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
-        return pick(self.rng, legal, logits, self.temperature)
+        return pick(self.rng, legal, logits, self.temperature, self.top_p)
 
 
 def _policy(weights: str | None, net: network.Network | None) -> tuple[network.Network, Any]:

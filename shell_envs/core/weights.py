@@ -105,11 +105,22 @@ class NetworkFormat:
 
 
 def pick(
-    rng: np.random.Generator, moves: np.ndarray, logits: np.ndarray, temperature: float
+    rng: np.random.Generator,
+    moves: np.ndarray,
+    logits: np.ndarray,
+    temperature: float,
+    top_p: float = 1.0,
 ) -> int:
     """A learned policy's move among ``moves`` by their ``logits``: the best (ties at random)
-    at temperature 0, else sampled from the softmax of the logits divided by ``temperature``."""
+    at temperature 0, else sampled from the softmax of the logits divided by ``temperature``,
+    restricted to its nucleus: the most likely moves whose probabilities first sum to at
+    least ``top_p`` (nucleus sampling; 1 keeps every move)."""
     if temperature == 0.0:
         return int(rng.choice(moves[logits >= logits.max() - 1e-6]))
     p = np.exp((logits - logits.max()) / temperature)
-    return int(rng.choice(moves, p=p / p.sum()))
+    p /= p.sum()
+    if top_p < 1.0:
+        order = np.argsort(-p, kind="stable")
+        keep = order[: int(np.searchsorted(np.cumsum(p[order]), top_p)) + 1]
+        moves, p = moves[keep], p[keep] / p[keep].sum()
+    return int(rng.choice(moves, p=p))
