@@ -42,9 +42,10 @@ def train(opponent: str, timesteps: int, seed: int) -> MaskablePPO:
 def play(model: MaskablePPO, opponent: str, games: int) -> dict[str, float]:
     """``games`` games of ``model`` against ``opponent``, seats swapped: W/D/L and win rate."""
     wins = draws = losses = 0
+    agent = make_agent(GAME, opponent)  # each game's reset reseeds it
     for g in range(games):
         seat = "black" if g % 2 == 0 else "white"
-        env = gym.make(ENV_ID, opponent=make_agent(GAME, opponent), seat=seat, obs_encoder="flat")
+        env = gym.make(ENV_ID, opponent=agent, seat=seat, obs_encoder="flat")
         obs, _ = env.reset(seed=g)
         done, reward = False, 0.0
         while not done:

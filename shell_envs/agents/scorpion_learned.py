@@ -14,7 +14,7 @@ import numpy as np
 
 from shell_envs.agents.scorpion import ScorpionView, _FairAgent, _view
 from shell_envs.core.validation import number_in
-from shell_envs.core.weights import pick
+from shell_envs.core.weights import check_top_p, pick
 from shell_envs.scorpion import network
 from shell_envs.scorpion.rules import N_ACTIONS
 
@@ -48,10 +48,8 @@ class LearnedAgent(_FairAgent):
         if not number_in(temperature, 0.0, np.inf) or temperature == np.inf:
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
         self.net = network.FORMAT.choose(weights, net)
-        if not number_in(top_p, 0.0, 1.0, low_open=True):
-            raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
         self.temperature = float(temperature)
-        self.top_p = float(top_p)
+        self.top_p = check_top_p(top_p)
         self._feats = np.empty((N_ACTIONS, network.N_FEATURES), np.float32)
         self._moves = np.empty(N_ACTIONS, np.int64)
 

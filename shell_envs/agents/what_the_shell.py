@@ -18,7 +18,7 @@ import numpy as np
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
-from shell_envs.core.weights import pick
+from shell_envs.core.weights import check_top_p, pick
 from shell_envs.what_the_shell import network, policy_network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
@@ -332,10 +332,8 @@ class LearnedAgent(_PositionAgent):
         if not number_in(temperature, 0.0, np.inf):
             raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
         self.net, self._forward = _policy(weights, net)
-        if not number_in(top_p, 0.0, 1.0, low_open=True):
-            raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
         self.temperature = float(temperature)
-        self.top_p = float(top_p)
+        self.top_p = check_top_p(top_p)
         self.rng = np.random.default_rng(seed)
         self._x = np.empty(network.N_FEATURES, dtype=np.float32)
         self._logits = np.empty(network.N_LOGITS, dtype=np.float32)

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+from shell_envs.core.validation import number_in
 
 Network = tuple[np.ndarray, ...]
 
@@ -102,6 +105,13 @@ class NetworkFormat:
         if net is not None:
             return self.check(net)
         return self.shipped() if weights is None else self.load(weights)
+
+
+def check_top_p(top_p: Any) -> float:
+    """``top_p`` as a float; a ValueError naming it unless it is a number in (0, 1]."""
+    if not number_in(top_p, 0.0, 1.0, low_open=True):
+        raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
+    return float(top_p)
 
 
 def pick(
