@@ -297,11 +297,12 @@ def rate(make: Any, anchors: tuple[str, ...], games: int, seed: int, max_rounds:
 def evaluate(net: network.Network, args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """Rate ``learned`` and ``mcts-learned`` on the fixed scale from a few games per anchor.
 
-    ``mcts-learned`` is rated as self-play searches: guided by the network alone, without the
-    blends with ``mcts``'s heuristics that the shipped agent uses by default.
+    ``learned`` plays its argmax throughout (temperature 0) and ``mcts-learned`` is rated as
+    self-play searches: guided by the network alone, without the blends with ``mcts``'s
+    heuristics that the shipped agent uses by default.
     """
     makers = {
-        "learned": lambda: LearnedAgent(net=net),
+        "learned": lambda: LearnedAgent(net=net, temperature=0.0),
         "mcts-learned": lambda: GuidedMCTSAgent(
             net=net,
             candidates=args.candidates,

@@ -17,8 +17,9 @@ learns ``mcts``'s choices.
    is fitted again, from scratch, on all positions.  Imitation alone learns the positions
    ``mcts`` reaches against itself, not those the policy's own mistakes lead to.
 
-After each fit ``learned`` plays ``--eval-games`` games (seats swapped) against each of three
-anchors of the bench's fixed scale and is rated on it; the points make the learning curve.
+After each fit ``learned`` (its argmax, temperature 0) plays ``--eval-games`` games (seats
+swapped) against each of three anchors of the bench's fixed scale and is rated on it; the
+points make the learning curve.
 Writes ``wts_policy.npz`` (``make_agent("what_the_shell", "learned:weights=PATH")``),
 ``curve.json`` and ``learning_curve.png`` under ``--out``::
 
@@ -239,8 +240,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         point = {"stage": kind, "train_seconds": trained, "games": games, "positions": len(data.z),
                  "loss": loss}  # fmt: skip
         point["learned"] = az.rate(
-            lambda net=net: LearnedAgent(net=net), ANCHORS, args.eval_games, 1000 * k,
-            args.max_rounds,
+            lambda net=net: LearnedAgent(net=net, temperature=0.0), ANCHORS, args.eval_games,
+            1000 * k, args.max_rounds,
         )  # fmt: skip
         curve.append(point)
         policy_network.save(net, args.out / f"wts_policy_{kind}.npz")  # each stage's network

@@ -76,16 +76,21 @@ def test_learned_agents_reject_a_bad_top_p(cls):
             cls(top_p=bad)
 
 
-def test_nucleus_sampling_agent_is_seeded_and_varies_with_the_seed():
-    # after a few rounds of a fixed game, the agent's own draws: the same for a seed, and
-    # several cells over seeds (the shipped policy is far from sure in the opening)
+def opening_observation() -> dict:
+    """Black's observation after three rounds of ``greedy`` against itself (game seed 5)."""
     greedy = make_agent("what_the_shell", "greedy")
     record, _ = play_what_the_shell(greedy, greedy, 5, 3, fail_fast=True)
     env = what_the_shell_v0.parallel_env()
     observations, _ = env.reset(seed=5)
     for actions in record["actions"]:
         observations, *_ = env.step(dict(zip(("black", "white"), actions, strict=True)))
-    seen = observations["black"]
+    return observations["black"]
+
+
+def test_nucleus_sampling_agent_is_seeded_and_varies_with_the_seed():
+    # after a few rounds of a fixed game, the agent's own draws: the same for a seed, and
+    # several cells over seeds (the shipped policy is far from sure in the opening)
+    seen = opening_observation()
 
     def cell(seed: int) -> int:
         agent = make_agent("what_the_shell", "learned:temperature=1.0,top_p=0.5", seed=seed)
@@ -93,3 +98,36 @@ def test_nucleus_sampling_agent_is_seeded_and_varies_with_the_seed():
 
     assert all(cell(seed) == cell(seed) for seed in range(5))
     assert len({cell(seed) for seed in range(20)}) > 1
+
+
+def test_sample_moves_samples_only_the_first_moves_of_each_game():
+    # the same position asked three times: two draws, then the argmax; reset starts again
+    seen = opening_observation()
+    args = (seen["observation"], seen["action_mask"])
+    best = make_agent("what_the_shell", "learned:temperature=0").act(*args)
+    firsts, thirds, after_reset = set(), set(), set()
+    for seed in range(20):
+        agent = make_agent("what_the_shell", "learned:temperature=1.0,sample_moves=2", seed=seed)
+        firsts.add(agent.act(*args))
+        agent.act(*args)
+        thirds.add(agent.act(*args))
+        agent.reset()
+        after_reset.add(agent.act(*args))
+    assert thirds == {best}
+    assert len(firsts) > 1 and len(after_reset) > 1
+    for bad in (0, -1, 1.5, True, "two"):
+        with pytest.raises(ValueError, match="sample_moves"):
+            ShellLearned(temperature=1.0, sample_moves=bad)
+
+
+def test_learned_draws_its_first_eight_moves_then_plays_the_argmax_by_default():
+    seen = opening_observation()
+    args = (seen["observation"], seen["action_mask"])
+    best = make_agent("what_the_shell", "learned:temperature=0").act(*args)
+    agent = make_agent("what_the_shell", "learned", seed=0)
+    assert (agent.temperature, agent.top_p, agent.sample_moves) == (1.0, 0.5, 8)
+    drawn = {make_agent("what_the_shell", "learned", seed=s).act(*args) for s in range(20)}
+    assert len(drawn) > 1
+    for _ in range(8):
+        agent.act(*args)
+    assert {agent.act(*args) for _ in range(5)} == {best}

@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from shell_envs.agents.scorpion import ScorpionView, _FairAgent, _view
-from shell_envs.core.validation import number_in
-from shell_envs.core.weights import check_top_p, pick
+from shell_envs.core.weights import check_temperature, check_top_p, pick
 from shell_envs.scorpion import network
 from shell_envs.scorpion.rules import N_ACTIONS
 
@@ -45,11 +44,9 @@ class LearnedAgent(_FairAgent):
         rules: str = "classic",
     ) -> None:
         super().__init__(seed, rules)
-        if not number_in(temperature, 0.0, np.inf) or temperature == np.inf:
-            raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
-        self.net = network.FORMAT.choose(weights, net)
-        self.temperature = float(temperature)
+        self.temperature = check_temperature(temperature)
         self.top_p = check_top_p(top_p)
+        self.net = network.FORMAT.choose(weights, net)
         self._feats = np.empty((N_ACTIONS, network.N_FEATURES), np.float32)
         self._moves = np.empty(N_ACTIONS, np.int64)
 

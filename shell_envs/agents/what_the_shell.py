@@ -18,7 +18,7 @@ import numpy as np
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import legal_actions, register_agent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
-from shell_envs.core.weights import check_top_p, pick
+from shell_envs.core.weights import check_temperature, check_top_p, pick
 from shell_envs.what_the_shell import network, policy_network, rules, search
 from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
 from shell_envs.what_the_shell.position import check_arrays
@@ -300,21 +300,29 @@ class MCTSAgent(_PositionAgent):
 
 
 class LearnedAgent(_PositionAgent):
-    """A learned policy alone: the legal cell with the highest own-move logit, no search.
+    """A learned policy alone, no search: its first moves of a game sampled, then its argmax.
 
     The default network is the shipped policy network
     (:mod:`shell_envs.what_the_shell.policy_network`, a small convolutional network distilled
     from ``mcts`` by ``examples/train_what_the_shell_policy.py``); a file or arrays of the
     search's perceptron (:mod:`shell_envs.what_the_shell.network`, as the expert-iteration
     example writes them) play by that network's own-move head instead.  The network reads the
-    position from the player's point of view; no torch.  ``temperature`` > 0 samples from the
-    softmax of the logits divided by it instead (seeded).
+    position from the player's point of view; no torch.  With ``temperature`` > 0 a move is
+    drawn from the softmax of the logits divided by it (seeded; with ``top_p``, from its
+    nucleus), at every move or, with ``sample_moves``, only at the first moves of each game (as
+    AlphaZero's self-play varies its openings); then the legal cell with the highest own-move
+    logit is played.  By default the first 8 moves are drawn (temperature 1, top_p 0.5): games
+    branch early, so an opponent cannot replay one winning line (the argmax alone lost every
+    game to a best response trained for 300,000 steps, this default none), and the rest is
+    played at full strength; ``temperature=0`` plays the argmax throughout.
 
     Args:
         weights: an ``.npz`` file of either network (default: the shipped policy network).
-        temperature: 0 plays the argmax; above 0, sample.
+        temperature: 0 plays the argmax; above 0, sample (default 1).
         top_p: when sampling, only from the most likely cells whose probabilities first sum
-            to at least this (nucleus sampling; 1: every legal cell).
+            to at least this (nucleus sampling; 1: every legal cell; default 0.5).
+        sample_moves: sample only this many moves after each :meth:`reset` (a game), then
+            play the argmax (default 8; None: sample at every move).
         net: a network (tuple of arrays) instead of a file, for training code.
         seed: seeds the sampling and the tie-breaking.
     """
@@ -324,16 +332,17 @@ class LearnedAgent(_PositionAgent):
     def __init__(
         self,
         weights: str | None = None,
-        temperature: float = 0.0,
-        top_p: float = 1.0,
+        temperature: float = 1.0,
+        top_p: float = 0.5,
+        sample_moves: int | None = 8,
         net: network.Network | None = None,
         seed: int | None = None,
     ) -> None:
-        if not number_in(temperature, 0.0, np.inf):
-            raise ValueError(f"temperature must be a non-negative number, got {temperature!r}")
-        self.net, self._forward = _policy(weights, net)
-        self.temperature = float(temperature)
+        self.temperature = check_temperature(temperature)
         self.top_p = check_top_p(top_p)
+        self.sample_moves = positive_int("sample_moves", sample_moves, allow_none=True)
+        self.moves_played = 0  # since the last reset
+        self.net, self._forward = _policy(weights, net)
         self.rng = np.random.default_rng(seed)
         self._x = np.empty(network.N_FEATURES, dtype=np.float32)
         self._logits = np.empty(network.N_LOGITS, dtype=np.float32)
@@ -345,7 +354,14 @@ class LearnedAgent(_PositionAgent):
         search.net_features(board, eggs, meta, state.player, self._x)
         self._forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
-        return pick(self.rng, legal, logits, self.temperature, self.top_p)
+        late = self.sample_moves is not None and self.moves_played >= self.sample_moves
+        self.moves_played += 1
+        return pick(self.rng, legal, logits, 0.0 if late else self.temperature, self.top_p)
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: count moves from 0 again; reseed (a None seed keeps the generator)."""
+        super().reset(seed)
+        self.moves_played = 0
 
 
 def _policy(weights: str | None, net: network.Network | None) -> tuple[network.Network, Any]:

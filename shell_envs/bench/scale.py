@@ -1,8 +1,9 @@
 """What the Shell's fixed rating scale: anchor agents with shipped ratings, and fits against them.
 
-The anchors (``random``, ``greedy`` and ``mcts`` at 100, 400 and 1600 iterations a move) were
-rated once by a large round robin (``benchmarks/wts_anchors.py``), ``random`` = 0 on the Elo
-scale; the table ships as ``shell_envs/data/wts_anchors.json`` with the date, the package
+The anchors (``random``, ``greedy``, ``mcts`` at 100, 400 and 1600 iterations a move, and the
+learned agents ``learned`` and ``mcts-learned`` with the network weights shipped) were rated
+once by a large round robin (``benchmarks/wts_anchors.py``), ``random`` = 0 on the Elo scale;
+the table ships as ``shell_envs/data/wts_anchors.json`` with the date, the package
 version and the games behind it.  A new agent plays games against each anchor and gets a
 Bradley–Terry rating with the anchors held at their table values: the maximum-likelihood
 solution of one equation (:func:`scipy.optimize.brentq`), with one virtual draw per anchor so
@@ -33,6 +34,8 @@ ANCHOR_SPECS = (
     "mcts-100=mcts:iterations=100",
     "mcts-400=mcts:iterations=400",
     "mcts-1600=mcts:iterations=1600",
+    "learned",
+    "mcts-learned",
 )
 RATING_BOUND = 10_000.0  # no rating beyond ±this many Elo points is ever fitted
 

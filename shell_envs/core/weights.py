@@ -107,6 +107,14 @@ class NetworkFormat:
         return self.shipped() if weights is None else self.load(weights)
 
 
+def check_temperature(temperature: Any) -> float:
+    """``temperature`` as a float; a ValueError naming it unless it is a finite number ≥ 0
+    (an infinite one would divide the logits into NaN where they are infinite)."""
+    if not number_in(temperature, 0.0, np.inf) or not np.isfinite(temperature):
+        raise ValueError(f"temperature must be a finite non-negative number, got {temperature!r}")
+    return float(temperature)
+
+
 def check_top_p(top_p: Any) -> float:
     """``top_p`` as a float; a ValueError naming it unless it is a number in (0, 1]."""
     if not number_in(top_p, 0.0, 1.0, low_open=True):

@@ -112,7 +112,7 @@ def test_weights_option_and_bad_files(tmp_path):
         LearnedAgent(weights=str(tmp_path / "bad.npz"))
     with pytest.raises(ValueError, match="shape"):
         LearnedAgent(net=tuple(np.zeros(2, np.float32) for _ in network.WEIGHT_NAMES))
-    for bad in (-1.0, float("nan"), True, "hot"):
+    for bad in (-1.0, float("inf"), float("nan"), True, "hot"):
         with pytest.raises(ValueError, match="temperature"):
             LearnedAgent(temperature=bad)
 

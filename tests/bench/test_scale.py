@@ -55,7 +55,11 @@ def test_the_interval_holds_the_rating_and_narrows_with_games() -> None:
 
 def test_the_shipped_table_names_the_anchor_specs_in_rating_order() -> None:
     table = scale.anchor_table()
-    assert table.labels == ["random", "greedy", "mcts-100", "mcts-400", "mcts-1600"]
+    labels = ["random", "greedy", "mcts-100", "mcts-400", "mcts-1600", "learned", "mcts-learned"]
+    assert sorted(table.labels) == sorted(labels)
+    assert table.labels[:2] == ["random", "greedy"]
+    assert table.labels.index("mcts-100") < table.labels.index("mcts-400")
+    assert table.labels.index("mcts-400") < table.labels.index("mcts-1600")
     assert [a.agent.label for a in table.anchors] == table.labels
     assert {f"{a.label}={a.spec}" if a.label != a.spec else a.spec for a in table.anchors} == set(
         scale.ANCHOR_SPECS
@@ -64,7 +68,8 @@ def test_the_shipped_table_names_the_anchor_specs_in_rating_order() -> None:
     ratings = [a.rating for a in table.anchors]
     assert ratings == sorted(ratings) and len(set(ratings)) == len(ratings)
     for a in table.anchors:
-        assert a.ci[0] <= a.rating <= a.ci[1] and a.games == table.games_per_pair * 4
+        assert a.ci[0] <= a.rating <= a.ci[1]
+        assert a.games == table.games_per_pair * (len(labels) - 1)
     assert table.games_per_pair >= 100 and table.version and table.date
     assert scale.AnchorTable.from_dict(table.to_dict()) == table
 

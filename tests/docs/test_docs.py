@@ -118,6 +118,21 @@ def test_the_readme_keeps_its_promises() -> None:
     assert len(readme.splitlines()) < 120
 
 
+def test_the_anchor_tables_show_the_shipped_ratings() -> None:
+    """The README's and the benchmark page's anchor tables are the shipped table, row for row."""
+    from shell_envs.bench.scale import anchor_table
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    table = anchor_table()
+    for a in table.anchors:
+        rating, low, high = (f"{x:+.0f}" for x in (a.rating, *a.ci))
+        assert f"| `{a.spec}` | {rating} | [{low}, {high}] |" in readme, a.label
+        assert f"| {a.label} | `{a.spec}` | {rating} | [{low}, {high}] | {a.games} |" in page
+    fitted = f"Fitted {table.date} with shell-envs {table.version} ({table.reference};"
+    assert fitted in page
+
+
 @pytest.mark.parametrize("block", RUN_HERE, ids=[b.id for b in RUN_HERE])
 def test_the_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)

@@ -266,7 +266,8 @@ def test_guided_search_finds_the_winning_cell():
     board[36] = rules.EMPTY
     board[40] = rules.BLACK
     view = WhatTheShellView.of(board, eggs, meta, rules.BLACK)
-    move = make_agent("what_the_shell", "learned").act_with_state(view, board == rules.EMPTY)
+    argmax = make_agent("what_the_shell", "learned:temperature=0")
+    move = argmax.act_with_state(view, board == rules.EMPTY)
     assert move in (36, 41)  # a5 or f5 completes five
 
 
@@ -305,8 +306,9 @@ def test_agents_play_legal_seeded_moves():
                 played.append(cell)
             moves.append(played)
         assert moves[0] == moves[1]
-    with pytest.raises(ValueError, match="temperature"):
-        LearnedAgent(temperature=-1)
+    for bad in (-1, float("inf"), float("nan"), True, "hot"):
+        with pytest.raises(ValueError, match="temperature"):
+            LearnedAgent(temperature=bad)
 
 
 def test_agents_take_a_weights_file(tmp_path):

@@ -64,15 +64,16 @@ def test_shipped_policy_is_small_and_loads():
 
 
 def test_learned_plays_the_argmax_of_its_network(tmp_path):
-    """``learned`` plays the legal cell with the best own-move logit of the policy network by
-    default, and of the perceptron when given the search network's file."""
+    """``learned`` at temperature 0 plays the legal cell with the best own-move logit of the
+    policy network by default, and of the perceptron when given the search network's file."""
     network.save(network.shipped(), tmp_path / "mlp.npz")
     policy_network.save(policy_network.shipped(), tmp_path / "policy.npz")
     conv = (policy_network.shipped(), policy_network.forward)
+    mlp = (network.shipped(), network.forward)
     cases = (
-        ("learned", *conv),
-        (f"learned:weights={tmp_path / 'policy.npz'}", *conv),
-        (f"learned:weights={tmp_path / 'mlp.npz'}", network.shipped(), network.forward),
+        ("learned:temperature=0", *conv),
+        (f"learned:temperature=0,weights={tmp_path / 'policy.npz'}", *conv),
+        (f"learned:temperature=0,weights={tmp_path / 'mlp.npz'}", *mlp),
     )
     x = np.empty(network.N_FEATURES, np.float32)
     logits = np.empty(network.N_LOGITS, np.float32)
