@@ -125,7 +125,8 @@ def test_illegal_actions_and_errors_are_reported_and_the_bench_finishes(tmp_path
     ends = {r["end"] for r in records if r["game"] == "what_the_shell"}
     assert ends == {"illegal", "error"}
     markdown = (out / "results.md").read_text(encoding="utf-8")
-    assert "**Illegal actions (What the Shell)**: cheat 10, words 10" in markdown
+    illegal = f"cheat {2 * N_ANCHORS}, words {2 * N_ANCHORS}"
+    assert f"**Illegal actions (What the Shell)**: {illegal}" in markdown
     assert "**Errors (Scorpion classic)**: boom 2" in markdown
     reasons = {c["reason"] for r in records for c in r["illegal"] if c["agent"] == "words"}
     assert reasons == {

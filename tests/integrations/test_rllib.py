@@ -14,6 +14,7 @@ import torch
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
+from shell_envs.bench.scale import ANCHOR_SPECS
 from shell_envs.integrations.evaluation import play_match
 from shell_envs.integrations.rllib import (
     MASK_KEY,
@@ -128,7 +129,7 @@ def test_a_saved_module_joins_the_bench_as_rllib_checkpoint(tmp_path):
     module.save_to_path(str(tmp_path / "module"))
     report = evaluate(f"rllib:{tmp_path / 'module'}", game="what_the_shell", games_per_anchor=1)
     rating = report.to_dict()["what_the_shell"]["ratings"]["rllib-module"]
-    assert rating["games"] == 5
+    assert rating["games"] == len(ANCHOR_SPECS)
     assert all(not r["illegal"] for r in report.records)
     with pytest.raises(ValueError, match="single module's checkpoint"):
         evaluate(f"rllib:{tmp_path / 'module'}?module=shared", game="what_the_shell")
@@ -149,7 +150,8 @@ def test_the_example_trains_checkpoints_and_evaluates(local_ray, tmp_path):
     from shell_envs.bench import evaluate
 
     report = evaluate(f"rllib:{results['checkpoint']}", game="what_the_shell", games_per_anchor=1)
-    assert report.to_dict()["what_the_shell"]["ratings"]["rllib-checkpoint"]["games"] == 5
+    rating = report.to_dict()["what_the_shell"]["ratings"]["rllib-checkpoint"]
+    assert rating["games"] == len(ANCHOR_SPECS)
     saved = json.loads((tmp_path / "results.json").read_text())
     for opponent in ("random", "greedy"):
         match = saved["evaluation"][f"shared_vs_{opponent}"]

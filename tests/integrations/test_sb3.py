@@ -9,6 +9,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.vec_env import VecMonitor
 
 from shell_envs.agents import make_agent
+from shell_envs.bench.scale import ANCHOR_SPECS
 from shell_envs.integrations.evaluation import play_match, play_scorpion
 from shell_envs.integrations.sb3 import (
     ScorpionVecEnv,
@@ -261,7 +262,7 @@ def test_maskable_ppo_models_join_the_bench_in_both_games(tmp_path):
         records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
         assert all(not r["illegal"] and not r["errors"] for r in records)
         if game == "what-the-shell":
-            assert data["what_the_shell"]["ratings"]["ppo-wts"]["games"] == 5
+            assert data["what_the_shell"]["ratings"]["ppo-wts"]["games"] == len(ANCHOR_SPECS)
             assert "scorpion" not in data
         else:
             assert data["scorpion"]["relaxed"]["agents"]["ppo-cards"]["deals"] == 2
