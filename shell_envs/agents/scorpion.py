@@ -50,6 +50,7 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "settle": 1,
         "widen": False,
         "refresh": False,
+        "plan": 0,
     },
     "relaxed": {
         "samples": 16,
@@ -67,9 +68,11 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "settle": 1,
         "widen": False,
         "refresh": False,
+        "plan": 0,
     },
 }
 MAX_EXACT = 5_040  # pimc: arrangements of the hidden cards enumerated at most (7!)
+MAX_PLAN = 4  # pimc: moves of a fair plan at most (its search grows as moves^plan)
 UNSOLVED = "unsolved"  # pimc: a fresh determinization, not solved yet
 MAX_SEARCH = 100_000  # lookahead: samples, rollouts and depth at most (compiled int64 loops)
 TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
@@ -630,6 +633,14 @@ class PimcAgent(LookaheadAgent):
             still match the game (an enumerated pool, with ``exact``, is kept), in case the
             kept samples, which the moves already played were chosen to win in, overstate how
             often the next moves win (measured: it does not help, see docs/agents.md).
+        plan: with ``check_lines``, when the move chosen turns no card or does not win in
+            every won sample, rate each candidate, and each move that turns a card, as a plan
+            a fair player can follow: a move that turns a card by the won samples it wins in,
+            one that turns none by the best such share of a move that turns a card after at
+            most ``plan`` - 1 further moves that turn none (the same in every sample), or its
+            plain count when no card can be turned so soon; play the best (0: never).  A
+            move that turns no card keeps every won sample won however the cards lie
+            (strategy fusion), so the plain count flatters it.
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
@@ -655,6 +666,7 @@ class PimcAgent(LookaheadAgent):
         settle: int | None = None,
         widen: bool | None = None,
         refresh: bool | None = None,
+        plan: int | None = None,
         seed: int | None = None,
         rules: str = "classic",
     ) -> None:
@@ -683,12 +695,13 @@ class PimcAgent(LookaheadAgent):
         ):
             if value is not None:
                 self.options[key] = flag(key, value)
-        if exact is not None:
-            if isinstance(exact, (bool, np.bool_)) or not isinstance(exact, (int, np.integer)):
-                raise ValueError(f"exact must be an integer 0 … {MAX_EXACT}; got {exact!r}")
-            if not 0 <= exact <= MAX_EXACT:
-                raise ValueError(f"exact must be an integer 0 … {MAX_EXACT}; got {exact!r}")
-            self.options["exact"] = int(exact)
+        for key, value, high in (("exact", exact, MAX_EXACT), ("plan", plan, MAX_PLAN)):
+            if value is None:
+                continue
+            whole = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            if not whole or not 0 <= value <= high:
+                raise ValueError(f"{key} must be an integer 0 … {high}; got {value!r}")
+            self.options[key] = int(value)
         self._pool: list[_Sample] = []
 
     def reset(self, seed: int | None = None) -> None:
@@ -725,6 +738,8 @@ class PimcAgent(LookaheadAgent):
                 candidates = roots if proposed and self.option("widen", state.relaxed) else proposed
                 if self.option("check_lines", state.relaxed) and len(candidates) > 1:
                     best = self._check_lines(state, candidates, votes, visited, budget)
+                    if self.option("plan", state.relaxed):
+                        best = self._plan(state, roots, candidates, best, visited, budget)
                     votes = {m: int(m == best) for m in roots}
             if votes and max(votes.values()) > 0:
                 best = max(votes.values())
@@ -805,14 +820,63 @@ class PimcAgent(LookaheadAgent):
                 break
         return best
 
+    def _plan(
+        self,
+        view: ScorpionView,
+        roots: list[int],
+        candidates: list[int],
+        best: int,
+        visited: np.ndarray,
+        budget: int,
+    ) -> int:
+        """The move to play when ``best`` (the choice of :meth:`_check_lines`) turns no card or
+        fails in some won sample: among ``candidates`` and the moves of ``roots`` that turn a
+        card, the one with the best fair-plan share (see ``plan`` in the class notes); ties
+        keep ``best``, then the order given (candidates first)."""
+        won = [sample for sample in self._pool if sample.verdict == solver.WON]
+        if not won:
+            return best
+        deepen = self.option("deepen", view.relaxed)
+        first = won[0].state
+        turns = {m: turns_a_card(first, m) for m in roots}
+        if turns.get(best, False) and all(self._wins(s, best, budget, deepen) for s in won):
+            return best
+        moves = [best] + [m for m in candidates if m != best]
+        moves += [m for m in roots if turns[m] and m not in moves]
+        seen = {int(h) for h in visited}
+        seen.add(view.position_hash())
+        depth = self.option("plan", view.relaxed) - 1
+        scores: dict[int, int] = {}
+        top = -1
+        for move in moves:
+            if turns.get(move, False):
+                score = sum(self._wins(s, move, budget, deepen) for s in won)
+            else:
+                after = [s.state.copy() for s in won]
+                for state in after:
+                    rules.apply_action(*state.arrays, move)
+                score, found = _best_reveal(after, depth, budget, deepen, seen, max(top, 0))
+                if not found:  # no card to turn within reach: the plain count
+                    score = sum(self._wins(s, move, budget, deepen) for s in won)
+            scores[move] = score
+            top = max(top, score)
+        return next(m for m in moves if scores[m] == top)
+
+    @staticmethod
+    def _wins(sample: _Sample, move: int, budget: int, deepen: int) -> bool:
+        """Whether ``move`` wins in the won ``sample`` (its line's first move, or solved and
+        kept in its children)."""
+        if sample.line and sample.line[0] == move:
+            return True
+        if move not in sample.children:
+            sample.children[move] = PimcAgent._solve_child(sample, move, budget, deepen)
+        return sample.children[move][0] == solver.WON
+
     @staticmethod
     def _solve_child(sample: _Sample, move: int, budget: int, deepen: int) -> tuple[str, list[int]]:
         """The verdict and winning line of ``move`` in ``sample``, solved on ``budget`` nodes
         and, if that runs out, once more on ``deepen`` times it (with ``deepen`` > 1)."""
-        out = solver.solve_children(sample.state, [move], budget, check=False)[0]
-        if out.verdict == solver.UNKNOWN and deepen > 1:
-            deeper = min(budget * deepen, solver.MAX_NODES_LIMIT)
-            out = solver.solve_children(sample.state, [move], deeper, check=False)[0]
+        out = _solve_deep(sample.state, move, budget, deepen)
         return out.verdict, list(out.moves)
 
     def _reveals(self, moves: list[int]) -> dict[int, int]:
@@ -922,6 +986,49 @@ class PimcAgent(LookaheadAgent):
                 else:  # the move left its line: unknown, and no budget spent on it yet
                     sample.verdict, sample.line, sample.nodes = solver.UNKNOWN, [], 0
             sample.children = {}
+
+
+def _solve_deep(state: ScorpionState, move: int, budget: int, deepen: int) -> solver.Outcome:
+    """The outcome of ``move`` in the full ``state``, solved on ``budget`` nodes and, if that
+    runs out, once more on ``deepen`` times it (with ``deepen`` > 1)."""
+    out = solver.solve_children(state, [move], budget, check=False)[0]
+    if out.verdict == solver.UNKNOWN and deepen > 1:
+        deeper = min(budget * deepen, solver.MAX_NODES_LIMIT)
+        out = solver.solve_children(state, [move], deeper, check=False)[0]
+    return out
+
+
+def _best_reveal(
+    states: list[ScorpionState], depth: int, budget: int, deepen: int, seen: set[int], floor: int
+) -> tuple[int, bool]:
+    """In how many of ``states`` (one position, each with its own hidden cards) the best plan
+    wins: a move that turns a card, after at most ``depth`` moves that turn none (the same in
+    every state), and whether any such plan exists; positions in ``seen`` are not entered
+    again.  Only plans winning in more than ``floor`` states are counted (else ``floor``)."""
+    best, found = floor, False
+    first = states[0]
+    moves = np.empty(rules.N_ACTIONS, np.int64)
+    n = rules.legal_moves(*first.arrays[:5], moves)
+    for move in moves[:n].tolist():
+        if search.is_pointless(first.tab, first.lens, first.fd, move):
+            continue
+        if turns_a_card(first, move):
+            found, wins = True, 0
+            for i, state in enumerate(states):
+                wins += _solve_deep(state, move, budget, deepen).verdict == solver.WON
+                if wins + len(states) - i - 1 <= best:
+                    break
+            best = max(best, wins)
+        elif depth > 0:
+            after = [state.copy() for state in states]
+            for state in after:
+                rules.apply_action(*state.arrays, move)
+            key = ScorpionView.from_state(after[0], check=False).position_hash()
+            if key not in seen:
+                seen.add(key)
+                score, deeper_found = _best_reveal(after, depth - 1, budget, deepen, seen, best)
+                best, found = max(best, score), found or deeper_found
+    return best, found
 
 
 def turns_a_card(state: ScorpionState, move: int) -> bool:

@@ -260,6 +260,9 @@ def test_registry_and_validation() -> None:
         {"settle": 0},
         {"widen": "yes"},
         {"refresh": 1},
+        {"plan": -1},
+        {"plan": 5},
+        {"plan": True},
     ):
         with pytest.raises(ValueError, match=next(iter(bad))):
             PimcAgent(**bad)
@@ -336,6 +339,8 @@ PIMC_OPTIONS = (
     {"every_move": False, "check_lines": True, "rollout_order": True, "settle": 1},
     {"every_move": False, "check_lines": True, "rollout_order": True, "refresh": True},
     {"every_move": True, "refresh": True, "exact": 24},
+    {"every_move": False, "check_lines": True, "rollout_order": True, "plan": 1},
+    {"every_move": False, "check_lines": True, "rollout_order": False, "plan": 2, "exact": 6},
 )
 
 
@@ -460,6 +465,77 @@ def test_pimc_widen_tries_the_moves_no_line_proposes() -> None:
     # checked on the real deal with a plain solve: the widened choice keeps it winnable
     verdicts = solver.solve_children(state, [173, chosen[True]], 2_000_000)
     assert [o.verdict for o in verdicts] == [solver.LOST, solver.WON]
+
+
+# Relaxed deal 74 after these moves (a game of pimc with plan=1): 9 cards hidden; the won
+# determinizations' lines propose 17, 51, 139 and 243, none of which turns a card
+DEAL_74_LINE = [333, 173, 348, 364, 298, 271, 0, 58, 134, 287]
+
+
+def wins_after(state: ScorpionState, move: int, budget: int, deepen: int) -> bool:
+    """Whether ``move`` wins in the full ``state``: solved on ``budget`` nodes, and once more
+    on ``deepen`` times it when that runs out."""
+    out = solver.solve_children(state, [move], budget)[0]
+    if out.verdict == solver.UNKNOWN and deepen > 1:
+        out = solver.solve_children(state, [move], budget * deepen)[0]
+    return out.verdict == solver.WON
+
+
+def plan_share(states: list, move: int, depth: int, budget: int, deepen: int) -> int | None:
+    """Plainly, without pruning: in how many of ``states`` the best fair plan starting with
+    ``move`` wins (``move`` if it turns a card, else ``move``, at most ``depth`` - 1 more
+    moves turning none, then one turning a card); None when no such plan exists."""
+    if turns_a_card(states[0], move):
+        return sum(wins_after(s, move, budget, deepen) for s in states)
+    if depth == 0:
+        return None
+    after = [s.copy() for s in states]
+    for s in after:
+        rules.apply_action(*s.arrays, move)
+    nxt = [int(m) for m in np.flatnonzero(mask_of(after[0]))]
+    nxt = [m for m in nxt if not search.is_pointless(after[0].tab, after[0].lens, after[0].fd, m)]
+    shares = [plan_share(after, m, depth - 1, budget, deepen) for m in nxt]
+    found = [share for share in shares if share is not None]
+    return max(found) if found else None
+
+
+def test_pimc_plan_plays_the_best_fair_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the move `plan` picks has the best fair-plan share by a plain count over the same won
+    # determinizations (a move turning no card with no plan in reach: its plain count), and
+    # here it differs from the choice without `plan`
+    state = ScorpionState.from_number(74, True)
+    for move in DEAL_74_LINE:
+        rules.apply_action(*state.arrays, move)
+    view = ScorpionView.from_state(state)
+    calls = []
+    original = PimcAgent._plan
+
+    def spy(agent, view, roots, candidates, best, visited, budget):
+        won = [s.state.copy() for s in agent._pool if s.verdict == solver.WON]
+        chosen = original(agent, view, roots, candidates, best, visited, budget)
+        calls.append((won, roots, candidates, best, budget, chosen))
+        return chosen
+
+    monkeypatch.setattr(PimcAgent, "_plan", spy)
+    changed = 0
+    plan = 1
+    for n, seed in ((8, 0), (8, 3), (16, 1)):
+        calls.clear()
+        agent = PimcAgent(rules="relaxed", plan=plan, samples=n, won_target=n, max_samples=n)
+        agent.reset(seed)
+        agent.act_with_state(view, mask_of(state))
+        [(won, roots, candidates, best, budget, chosen)] = calls
+        moves = set(candidates) | {m for m in roots if turns_a_card(state, m)}
+        shares = {}
+        for move in moves:
+            share = plan_share(won, move, plan, budget, 8)
+            if share is None:  # no card to turn within reach: the plain count
+                share = sum(wins_after(s, move, budget, 8) for s in won)
+            shares[move] = share
+        assert chosen in moves
+        assert shares[chosen] == max(shares.values()), (seed, shares, chosen)
+        changed += chosen != best
+    assert changed
 
 
 def few_hidden(seed: int, relaxed: bool, down: int) -> ScorpionState:
