@@ -808,12 +808,9 @@ class PimcAgent(LookaheadAgent):
         for i in order:
             move, miss = candidates[i], 0
             for sample in won:
-                if sample.line[0] != move:
-                    if move not in sample.children:
-                        sample.children[move] = self._solve_child(sample, move, budget, deepen)
-                    miss += sample.children[move][0] != solver.WON
-                    if miss >= best_miss:
-                        break
+                miss += not self._wins(sample, move, budget, deepen)
+                if miss >= best_miss:
+                    break
             if miss < best_miss:
                 best, best_miss = move, miss
             if best_miss == 0:
@@ -837,9 +834,8 @@ class PimcAgent(LookaheadAgent):
         if not won:
             return best
         deepen = self.option("deepen", view.relaxed)
-        first = won[0].state
-        turns = {m: turns_a_card(first, m) for m in roots}
-        if turns.get(best, False) and all(self._wins(s, best, budget, deepen) for s in won):
+        turns = self._reveals(roots)
+        if turns.get(best, 0) and all(self._wins(s, best, budget, deepen) for s in won):
             return best
         moves = [best] + [m for m in candidates if m != best]
         moves += [m for m in roots if turns[m] and m not in moves]
@@ -849,7 +845,7 @@ class PimcAgent(LookaheadAgent):
         scores: dict[int, int] = {}
         top = -1
         for move in moves:
-            if turns.get(move, False):
+            if turns.get(move, 0):
                 score = sum(self._wins(s, move, budget, deepen) for s in won)
             else:
                 after = [s.state.copy() for s in won]
