@@ -381,12 +381,14 @@ def _check_rules(value: str) -> bool:
 
 
 class _FairAgent:
-    """Shared plumbing: seeding, decoding observations, the memory of positions seen."""
+    """Shared plumbing: seeding, decoding observations, the memory of positions seen (and of
+    the moves played from them)."""
 
     def __init__(self, seed: int | None = None, rules: str = "classic") -> None:
         self.relaxed = _check_rules(rules)
         self.rng = np.random.default_rng(seed)
         self._visited: set[int] = set()
+        self._played: set[tuple[int, int]] = set()
         self._last_moves = 0
 
     def reset(self, seed: int | None = None) -> None:
@@ -394,6 +396,7 @@ class _FairAgent:
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         self._visited = set()
+        self._played = set()
         self._last_moves = 0
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
@@ -406,6 +409,7 @@ class _FairAgent:
         moves = int(view.meta[rules.M_MOVES])
         if moves < self._last_moves:
             self._visited = set()
+            self._played = set()
         self._last_moves = moves
         self._visited.add(view.position_hash())
         return np.array(sorted(self._visited), np.int64)
@@ -585,7 +589,10 @@ class PimcAgent(LookaheadAgent):
     solved in every won sample (:meth:`_check_lines`: tried in order of lookahead's rollout
     value with ``rollout_order``, else of how many lines propose it; the first that wins in
     every won sample is played), without it each won sample just votes for its line's first
-    move.
+    move.  There a move back into a position seen is tried after the other candidates, and a
+    move already played from the same position is left out while another is left: each
+    would win in every kept sample again (the pool is the same), so the agent would move a
+    card to and fro until the game stalls.
 
     Samples are kept while they still look like the game: the move played is played on each
     of them, so a won sample keeps the line found for that move and a lost one stays lost
@@ -747,6 +754,7 @@ class PimcAgent(LookaheadAgent):
                 choice = self._break_tie(state, ties, visited)
             else:
                 choice = self._rollout_choice(state, legal, visited)
+        self._played.add((state.position_hash(), choice))
         self._advance(choice)
         return choice
 
@@ -779,28 +787,39 @@ class PimcAgent(LookaheadAgent):
         child position (or known from its line).
 
         Moves that some line proposes come first (others that return to a position seen are
-        left out), revealing ones first with ``reveal_first``, then by ``lookahead``'s rollout
+        left out), those that return to a position seen after the other proposed ones; within
+        each group revealing ones first with ``reveal_first``, then by ``lookahead``'s rollout
         value with ``rollout_order``, else by how many lines propose them and the immediate
-        gain (revisits last); the first that wins in every won sample is played at once, and
-        a move stops being solved as soon as it fails in as many samples as the best so far
-        (so ties go to the earlier move).  A solve that runs out of budget is repeated on
-        ``deepen`` times the budget: an undecided child would otherwise count as a loss, and
-        the move that a won sample's line does not take is often one whose proof is just
-        longer.  Verdicts found are kept for :meth:`_advance`.
+        gain.  The first that wins in every won sample is played at once, and a move stops
+        being solved as soon as it fails in as many samples as the best so far (so ties go to
+        the earlier move).  A solve that runs out of budget is repeated on ``deepen`` times the
+        budget: an undecided child would otherwise count as a loss, and the move that a won
+        sample's line does not take is often one whose proof is just longer.  Verdicts found
+        are kept for :meth:`_advance`.
         """
         deepen = self.option("deepen", view.relaxed)
         gains = self._gains(view, np.array(candidates, np.int64), visited)
+        revisit = gains < -search.REVISIT_PENALTY / 2
         # a move no line proposes that returns to a position seen before is not tried
-        keep = np.array([counts[m] > 0 for m in candidates]) | (gains > -search.REVISIT_PENALTY / 2)
+        keep = np.array([counts[m] > 0 for m in candidates]) | ~revisit
+        # nor one already played from this position while another is left: the pool is the
+        # same as then, so it would close a cycle
+        here = view.position_hash()
+        again = np.array([(here, m) in self._played for m in candidates])
+        if np.any(keep & ~again):
+            keep &= ~again
         candidates, gains = [m for m, k in zip(candidates, keep, strict=True) if k], gains[keep]
+        revisit = revisit[keep]
         moves = np.array(candidates, np.int64)
         reveal = self._reveals(candidates) if self.option("reveal_first", view.relaxed) else {}
         rollout = self.option("rollout_order", view.relaxed)
         if rollout:
             gains = gains * TIE_BREAK + self._values(view, moves)
+        # a move back into a position seen is tried after every other proposed move, whatever
+        # its rollout value: the pool is the same there, so the choice would repeat (a cycle)
         key = [
-            (counts[m] == 0, -reveal.get(m, 0), 0 if rollout else -counts[m], -gain)
-            for m, gain in zip(candidates, gains, strict=True)
+            (counts[m] == 0, bool(back), -reveal.get(m, 0), 0 if rollout else -counts[m], -gain)
+            for m, back, gain in zip(candidates, revisit, gains, strict=True)
         ]
         order = sorted(range(len(candidates)), key=key.__getitem__)
         won = [sample for sample in self._pool if sample.verdict == solver.WON]

@@ -441,6 +441,14 @@ def test_pimc_refresh_draws_the_pool_afresh_unless_enumerated() -> None:
             assert all(_looks_like(sample.state, view) for sample in agent._pool)
 
 
+def relaxed_after(deal: int, line: list[int]) -> ScorpionState:
+    """Relaxed deal number ``deal`` after the moves of ``line``."""
+    state = ScorpionState.from_number(deal, True)
+    for move in line:
+        rules.apply_action(*state.arrays, move)
+    return state
+
+
 # Relaxed deal 10 after these moves (a game of pimc without `widen`): 6 cards hidden; the
 # moves that the won determinizations' lines start with are 173 (which loses the real deal)
 # and 355, while 82, 90, 181, 217 and 256 win in each of 60 determinizations solved on
@@ -450,9 +458,7 @@ DEAL_10_LINE = [223, 103, 22, 7, 343, 336, 364, 92, 63, 56, 50, 210, 88, 24, 113
 
 
 def test_pimc_widen_tries_the_moves_no_line_proposes() -> None:
-    state = ScorpionState.from_number(10, True)
-    for move in DEAL_10_LINE:
-        rules.apply_action(*state.arrays, move)
+    state = relaxed_after(10, DEAL_10_LINE)
     view = ScorpionView.from_state(state)
     for seed in range(3):
         chosen = {}
@@ -465,6 +471,69 @@ def test_pimc_widen_tries_the_moves_no_line_proposes() -> None:
     # checked on the real deal with a plain solve: the widened choice keeps it winnable
     verdicts = solver.solve_children(state, [173, chosen[True]], 2_000_000)
     assert [o.verdict for o in verdicts] == [solver.LOST, solver.WON]
+
+
+# Relaxed deal 5580 after these moves (the game pimc plays from it): 7 cards hidden
+DEAL_5580_LINE = [222, 364, 303, 154, 89, 53, 15, 316, 147, 23, 212, 260, 202, 341, 242, 188,
+                  334, 208, 134, 292, 117, 270]  # fmt: skip
+
+
+def test_pimc_tries_a_move_back_into_a_position_seen_after_the_others(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # once the position a move leads to has been seen, another candidate that wins in every
+    # won determinization is played instead, even when the rollouts rate the move back far
+    # higher (its rollout value is raised by a million here)
+    state = relaxed_after(5580, DEAL_5580_LINE)
+    view = ScorpionView.from_state(state)
+    pools = []
+    original = PimcAgent._check_lines
+
+    def spy(agent: PimcAgent, *args: object) -> int:
+        pools.append([s.state.copy() for s in agent._pool if s.verdict == solver.WON])
+        return original(agent, *args)
+
+    monkeypatch.setattr(PimcAgent, "_check_lines", spy)
+    for seed in (0, 1):
+        agent = PimcAgent(rules="relaxed")
+        agent.reset(seed)
+        first = agent.act_with_state(view, mask_of(state))
+        child = state.copy()
+        rules.apply_action(*child.arrays, first)
+        agent = PimcAgent(rules="relaxed")
+        agent.reset(seed)
+        agent._visited.add(ScorpionView.from_state(child).position_hash())
+
+        def boosted(v: ScorpionView, roots: np.ndarray, rollout=agent._values, back=first):
+            return rollout(v, roots) + 1e6 * (roots == back)
+
+        monkeypatch.setattr(agent, "_values", boosted)
+        second = agent.act_with_state(view, mask_of(state))
+        assert second != first
+        for move in (first, second):  # checked with a plain solve of each won determinization
+            assert all(wins_after(won, move, 20_000, 8) for won in pools[-1]), (seed, move)
+
+
+def test_pimc_never_plays_a_move_twice_from_the_same_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Relaxed `test` deal 5580: from move 28 the agent used to move a card to and fro (53, 54)
+    # until the bench stopped the game 100 moves later, since each move won in every kept
+    # determinization (the pool is the same each time round); a move already played from a
+    # position now gives way to the other candidates, and the deal is won
+    played = []
+    original = PimcAgent.act_with_state
+
+    def spy(agent: PimcAgent, view: ScorpionView, mask: np.ndarray) -> int:
+        move = original(agent, view, mask)
+        played.append((view.position_hash(), move))
+        return move
+
+    monkeypatch.setattr(PimcAgent, "act_with_state", spy)
+    won, _, moves, end = play_deal(PimcAgent(rules="relaxed"), 5580, "relaxed")
+    assert len(played) == moves
+    assert len(set(played)) == moves
+    assert (won, end) == (True, "won")
 
 
 # Relaxed deal 74 after these moves (a game of pimc with plan=1): 9 cards hidden; the won
@@ -503,9 +572,7 @@ def test_pimc_plan_plays_the_best_fair_plan(monkeypatch: pytest.MonkeyPatch) -> 
     # the move `plan` picks has the best fair-plan share by a plain count over the same won
     # determinizations (a move turning no card with no plan in reach: its plain count), and
     # here it differs from the choice without `plan`
-    state = ScorpionState.from_number(74, True)
-    for move in DEAL_74_LINE:
-        rules.apply_action(*state.arrays, move)
+    state = relaxed_after(74, DEAL_74_LINE)
     view = ScorpionView.from_state(state)
     calls = []
     original = PimcAgent._plan
