@@ -536,6 +536,19 @@ def test_pimc_never_plays_a_move_twice_from_the_same_position(
     assert (won, end) == (True, "won")
 
 
+def test_pimc_plays_a_move_again_when_every_move_has_been_played_from_the_position() -> None:
+    # the rule against playing a move twice gives way when no other candidate is left, with
+    # or without `widen` (whose extra candidates may all return to a position seen)
+    state = relaxed_after(5580, DEAL_5580_LINE)
+    view = ScorpionView.from_state(state)
+    legal = [int(m) for m in np.flatnonzero(mask_of(state))]
+    for widen in (False, True):
+        agent = PimcAgent(rules="relaxed", widen=widen)
+        agent.reset(0)
+        agent._played = {(view.position_hash(), m) for m in legal}
+        assert agent.act_with_state(view, mask_of(state)) in legal
+
+
 # Relaxed deal 74 after these moves (a game of pimc with plan=1): 9 cards hidden; the won
 # determinizations' lines propose 17, 51, 139 and 243, none of which turns a card
 DEAL_74_LINE = [333, 173, 348, 364, 298, 271, 0, 58, 134, 287]
