@@ -381,8 +381,8 @@ def _check_rules(value: str) -> bool:
 
 
 class _FairAgent:
-    """Shared plumbing: seeding, decoding observations, the memory of positions seen (and of
-    the moves played from them)."""
+    """Shared plumbing: seeding, decoding observations, the memory of positions seen (and, for
+    ``pimc``, of the moves played from them), forgotten together when a new game starts."""
 
     def __init__(self, seed: int | None = None, rules: str = "classic") -> None:
         self.relaxed = _check_rules(rules)
