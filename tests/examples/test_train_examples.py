@@ -103,7 +103,10 @@ def test_train_what_the_shell_policy_smoke(tmp_path):
     weights = tmp_path / "wts_policy.npz"
     assert weights.is_file() and (tmp_path / "learning_curve.png").is_file()
     saved = json.loads((tmp_path / "curve.json").read_text())
-    assert [p["stage"] for p in saved["curve"]] == ["selfplay", "dagger"]
+    points = [(p["stage"], p["step"]) for p in saved["curve"]]  # --eval-every 2 of 5 steps
+    assert points == [(stage, step) for stage in ("selfplay", "dagger") for step in (2, 4, 5)]
+    seconds = [p["train_seconds"] for p in saved["curve"]]
+    assert seconds == sorted(seconds) and seconds[0] > 0
     assert summary["curve"][-1]["positions"] > summary["curve"][0]["positions"]
     agent = make_agent("what_the_shell", f"learned:weights={weights}")
     assert play_match(agent, "random", games=2).games == 2

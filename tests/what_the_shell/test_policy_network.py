@@ -29,6 +29,26 @@ def test_numpy_forward_equals_torch_forward(channels, blocks):
     assert_forward_matches(model, net, policy_network.forward, xs)
 
 
+def test_convolution_sums_as_a_direct_convolution_term_for_term():
+    """The compiled (im2col) 3×3 convolution equals a plain direct one bit for bit in float32:
+    bias first, then planes, kernel rows and columns in order."""
+    rng = np.random.default_rng(7)
+    padded = policy_network.PADDED
+    source = np.zeros((3, padded, padded), np.float32)
+    source[:, 1:-1, 1:-1] = rng.standard_normal((3, rules.SIZE, rules.SIZE))
+    kernel = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    bias = rng.standard_normal(4).astype(np.float32)
+    target = np.zeros((4, padded, padded), np.float32)
+    policy_network._convolve(source, kernel, bias, target)
+    expected = np.zeros_like(target)
+    for out, i, j in np.ndindex(4, rules.SIZE, rules.SIZE):
+        total = bias[out]
+        for plane, di, dj in np.ndindex(3, 3, 3):
+            total = np.float32(total + kernel[out, plane, di, dj] * source[plane, i + di, j + dj])
+        expected[out, i + 1, j + 1] = max(total, np.float32(0.0))
+    np.testing.assert_array_equal(target, expected)
+
+
 def test_edge_cells_see_zeros_beyond_the_board():
     """A kernel that reads only its left neighbour: column 0 gets the bias alone."""
     net = list(policy_network.zeros(channels=1, blocks=0))
