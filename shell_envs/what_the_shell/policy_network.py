@@ -66,13 +66,12 @@ def forward(net, x, logits):
     """One forward pass on features ``x`` (:data:`network.N_FEATURES`): writes ``logits``
     (``float32[162]``: own moves, then the opponent's) and returns the winning chance."""
     w_in, b_in, w_mid, b_mid, w_policy, b_policy, w_value, b_value = net
-    cells = rules.CELLS
     planes = np.zeros((IN_PLANES, PADDED, PADDED), dtype=np.float32)
-    for cell in range(cells):
+    for cell in range(CELLS):
         i, j = cell // SIZE + 1, cell % SIZE + 1
         for k in range(network.N_PLANES):
-            planes[k, i, j] = x[k * cells + cell]
-        planes[network.N_PLANES, i, j] = x[network.N_PLANES * cells]
+            planes[k, i, j] = x[k * CELLS + cell]
+        planes[network.N_PLANES, i, j] = x[network.N_PLANES * CELLS]
     channels = w_in.shape[0]
     h = np.zeros((channels, PADDED, PADDED), dtype=np.float32)
     spare = np.zeros((channels, PADDED, PADDED), dtype=np.float32)
@@ -83,14 +82,14 @@ def forward(net, x, logits):
         h, spare = spare, h
     v = b_value[0]
     for c in range(channels):
-        v += w_value[0, c] * h[c, 1 : SIZE + 1, 1 : SIZE + 1].sum() / cells
+        v += w_value[0, c] * h[c, 1 : SIZE + 1, 1 : SIZE + 1].sum() / CELLS
     for head in range(2):
-        for cell in range(cells):
+        for cell in range(CELLS):
             i, j = cell // SIZE + 1, cell % SIZE + 1
             total = b_policy[head]
             for c in range(channels):
                 total += w_policy[head, c] * h[c, i, j]
-            logits[head * cells + cell] = total
+            logits[head * CELLS + cell] = total
     return 1.0 / (1.0 + np.exp(-v))
 
 
