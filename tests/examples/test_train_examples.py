@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from click.testing import CliRunner
 
 from shell_envs.agents import make_agent
@@ -98,8 +99,10 @@ def test_train_what_the_shell_alphazero_smoke(tmp_path):
         assert play_match(make_agent("what_the_shell", spec), "random", games=2).games == 2
 
 
-def test_train_what_the_shell_policy_smoke(tmp_path):
-    summary = load_example("train_what_the_shell_policy").main(["--smoke", "--out", str(tmp_path)])
+@pytest.mark.parametrize("precision", [[], ["--bf16"]])
+def test_train_what_the_shell_policy_smoke(tmp_path, precision):
+    recipe = load_example("train_what_the_shell_policy")
+    summary = recipe.main(["--smoke", "--out", str(tmp_path), *precision])
     weights = tmp_path / "wts_policy.npz"
     assert weights.is_file() and (tmp_path / "learning_curve.png").is_file()
     saved = json.loads((tmp_path / "curve.json").read_text())

@@ -29,6 +29,20 @@ def test_numpy_forward_equals_torch_forward(channels, blocks):
     assert_forward_matches(model, net, policy_network.forward, xs)
 
 
+def test_bfloat16_autocast_gives_float32_outputs_close_to_float32():
+    """The recipe's ``--bf16`` fit: same network, float32 outputs, bfloat16 rounding only."""
+    torch.manual_seed(0)
+    model = load_example("train_what_the_shell_policy").Net(8, 2)
+    x = (torch.rand(16, network.N_FEATURES) < 0.2).float()
+    logits, value = model(x)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        low_logits, low_value = model(x)
+    assert low_logits.dtype == low_value.dtype == torch.float32
+    assert not torch.equal(low_logits, logits)  # the autocast did run in bfloat16
+    torch.testing.assert_close(low_logits, logits, atol=0.05, rtol=0.05)
+    torch.testing.assert_close(low_value, value, atol=0.05, rtol=0.05)
+
+
 def test_convolution_sums_as_a_direct_convolution_term_for_term():
     """The compiled (im2col) 3×3 convolution equals a plain direct one bit for bit in float32:
     bias first, then planes, kernel rows and columns in order."""
