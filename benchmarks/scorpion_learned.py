@@ -1,8 +1,11 @@
-"""The learned Scorpion agent against ``greedy`` on the same deals: paired intervals.
+"""Two Scorpion agents on the same deals (by default ``learned`` against ``greedy``): paired
+intervals.
 
     python benchmarks/scorpion_fair_agents.py --rules classic --first 5000 --deals 1000 \\
         --agents learned greedy --out benchmarks/results/scorpion_learned
     python benchmarks/scorpion_learned.py --games benchmarks/results/scorpion_learned.jsonl
+    python benchmarks/scorpion_learned.py --games benchmarks/results/scorpion_fair_agents.jsonl \\
+        --agent pimc --against lookahead
 
 Reads the games the fair-agents bench recorded (one JSON line per game) and writes, per rule
 set, each agent's win rate with its Wilson 95% interval and mean score with a t 95% interval,
@@ -71,25 +74,30 @@ def summary(games: list[dict[str, Any]], rules: str, agent: str, other: str) -> 
     return lines
 
 
-def main() -> None:
-    """Parse the arguments, write and print the paired report."""
+def main(argv: list[str] | None = None) -> str:
+    """Parse the arguments (``argv``, else the command line), write, print and return the
+    paired report."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--games", type=Path, default=Path("benchmarks/results/scorpion_learned.jsonl")
     )
     parser.add_argument("--agent", default="learned")
     parser.add_argument("--against", default="greedy")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     games = [
         json.loads(line) for line in args.games.read_text(encoding="utf-8").splitlines() if line
     ]
     lines = [f"# `{args.agent}` against `{args.against}`, paired on the same deals", ""]
     for rules in ("classic", "relaxed"):
         lines += summary(games, rules, args.agent, args.against)
-    lines.append(f"Command: `python benchmarks/scorpion_learned.py --games {args.games}`")
+    lines.append(
+        f"Command: `python benchmarks/scorpion_learned.py --games {args.games} "
+        f"--agent {args.agent} --against {args.against}`"
+    )
     text = "\n".join(lines) + "\n"
     args.games.with_name(args.games.stem + "_paired.md").write_text(text, encoding="utf-8")
     print(text)
+    return text
 
 
 if __name__ == "__main__":
