@@ -1,5 +1,4 @@
-"""Two Scorpion agents on the same deals (by default ``learned`` against ``greedy``): paired
-intervals.
+"""Two Scorpion agents on the same deals, paired: by default ``learned`` against ``greedy``.
 
     python benchmarks/scorpion_fair_agents.py --rules classic --first 5000 --deals 1000 \\
         --agents learned greedy --out benchmarks/results/scorpion_learned
