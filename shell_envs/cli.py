@@ -190,7 +190,11 @@ def _split_agents(value: str) -> list[str]:
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("results"),
     show_default=True,
-    help="Folder for results.json, results.md, results.png and games.jsonl.",
+    help="Folder for results.json, results.md, results.png and games.jsonl; one that holds "
+    "results already is refused (see --overwrite).",
+)
+@click.option(
+    "--overwrite", is_flag=True, help="Replace the results already in --out instead of stopping."
 )
 @click.option("--quick", is_flag=True, help="A smaller plan that finishes in about a minute.")
 @click.option(
@@ -208,6 +212,7 @@ def bench(
     workers: int | None,
     seed: int,
     out: Path,
+    overwrite: bool,
     quick: bool,
     fail_fast: bool,
     no_progress: bool,
@@ -224,8 +229,13 @@ def bench(
     from shell_envs.bench import report
     from shell_envs.bench.games import AgentError
 
-    try:
-        report.check_writable(out)  # before anything else: a bad --out fails at once
+    try:  # before anything else: a bad --out, or one holding results, fails at once
+        report.check_writable(out, overwrite)
+    except report.ResultsExist as exc:
+        raise click.ClickException(
+            f"{out} already holds results ({', '.join(exc.names)}): add --overwrite to replace "
+            "them, or choose another --out."
+        ) from None
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--out'") from None
     from shell_envs.bench.runner import BenchInterrupted, run_bench
@@ -245,6 +255,7 @@ def bench(
             quick=quick,
             fail_fast=fail_fast,
             progress=not no_progress,
+            overwrite=overwrite,
         )
     except BenchInterrupted as stop:
         written = ", ".join(str(p) for p in stop.paths.values())
@@ -282,14 +293,26 @@ def bench(
 @click.option(
     "--fps", type=click.FloatRange(0.1, 60), default=2.0, show_default=True, help="GIF speed."
 )
-def replay(records: Path, index: int, gif: Path | None, fps: float) -> None:
+@click.option(
+    "--list",
+    "list_games",
+    is_flag=True,
+    help="List the games of the file (index, game, agents, result) and stop.",
+)
+def replay(records: Path, index: int, gif: Path | None, fps: float, list_games: bool) -> None:
     """Step through a recorded bench game (Enter: next move, q: quit), or write it as a GIF.
 
-    RECORDS is a games.jsonl written by shell-envs bench.  The replay checks that it ends in
-    the recorded final position.
+    RECORDS is a games.jsonl written by shell-envs bench; --list shows which game has which
+    index.  The replay checks that it ends in the recorded final position.
     """
     from shell_envs.bench import replay as replays
 
+    if list_games:
+        try:
+            click.echo(replays.listing(records))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'RECORDS'") from None
+        return
     try:
         record = replays.read_record(records, index)
     except ValueError as exc:

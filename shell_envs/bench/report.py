@@ -35,6 +35,13 @@ def _ms(seconds: float) -> str:
     return f"{1000 * seconds:.3g}"
 
 
+def _winnable_won(row: dict[str, Any]) -> str:
+    """``won/winnable (share)`` of an agent's Scorpion row; ``–`` when no deal was winnable."""
+    if not row["winnable_deals"]:
+        return "–"
+    return f"{row['winnable_won']}/{row['winnable_deals']} ({_pct(row['winnable_share'])})"
+
+
 def _interval(ci: Any, percent: bool = True) -> str:
     """``[low, high]`` as percentages (or plain numbers)."""
     low, high = ci
@@ -149,7 +156,7 @@ def markdown(results: dict[str, Any]) -> str:
                 lines.append(
                     f"| {rules} | {agent} | {r['deals']} | {r['wins']} | "
                     f"{_pct(r['win_rate'])} {_interval(r['ci'])} | "
-                    f"{r['winnable_won']}/{r['winnable_deals']} ({_pct(r['winnable_share'])}) | "
+                    f"{_winnable_won(r)} | "
                     f"{r['mean_score']:.1f} | {r['mean_moves']:.1f} | {_ms(r['move_seconds'])} |"
                 )
             c = section["ceiling"]
@@ -280,11 +287,27 @@ def _plot_scorpion(ax: Any, scorpion: dict[str, Any]) -> None:
     ax.legend(loc="upper left")
 
 
-def check_writable(out: str | Path) -> Path:
-    """Make sure the results folder ``out`` exists and takes files; ``ValueError`` if not.
+RESULT_NAMES = (JSON_NAME, MARKDOWN_NAME, PNG_NAME, GAMES_NAME)
 
-    Called before any game starts, so a read-only or impossible place fails at once instead
-    of after the whole bench.
+
+class ResultsExist(FileExistsError):
+    """The results folder already holds the results of an earlier run; nothing was written."""
+
+    def __init__(self, folder: Path, names: list[str]) -> None:
+        self.folder = folder
+        self.names = names
+        super().__init__(
+            f"{folder} already holds results ({', '.join(names)}); pass overwrite=True to "
+            "replace them, or choose another folder"
+        )
+
+
+def check_writable(out: str | Path, overwrite: bool = False) -> Path:
+    """Make sure the results folder ``out`` exists and takes files; ``ValueError`` if not,
+    :class:`ResultsExist` if it holds results already and ``overwrite`` is false.
+
+    Called before any game starts, so a read-only or impossible place, or one whose results
+    would be replaced, fails at once instead of after the whole bench.
     """
     folder = Path(out)
     try:
@@ -296,6 +319,9 @@ def check_writable(out: str | Path) -> Path:
         raise ValueError(
             f"cannot write the results to {str(folder)!r}: {exc.strerror or exc}"
         ) from None
+    found = [name for name in RESULT_NAMES if (folder / name).exists()]
+    if found and not overwrite:
+        raise ResultsExist(folder, found)
     return folder
 
 
@@ -323,8 +349,13 @@ class BenchReport:
         """Write the PNG figure to ``path``."""
         plot(self.data, path)
 
-    def write(self, out: str | Path) -> dict[str, Path]:
-        """Write the results folder ``out``; returns the files written by kind."""
+    def write(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
+        """Write the results folder ``out``; returns the files written by kind.
+
+        A folder that holds results already is left as it is (:class:`ResultsExist`) unless
+        ``overwrite`` is true.
+        """
+        check_writable(out, overwrite)
         return write_all(self.data, out, self.records)
 
 
@@ -334,11 +365,12 @@ def write_all(
     """Write ``results.json``, ``results.md``, ``results.png`` (and ``games.jsonl`` when
     ``records`` are given) into ``out``; returns the paths.
 
-    Each file is written to a temporary file beside it and then moved into place
+    It replaces what is there: callers check first (:func:`check_writable`).  Each file is
+    written to a temporary file beside it and then moved into place
     (``os.replace``) with Ctrl-C held back for those few moves, so an interrupt at any moment
     leaves either the old file or the complete new one, never a broken one.
     """
-    folder = check_writable(out)
+    folder = check_writable(out, overwrite=True)
     writers: dict[str, tuple[str, Any]] = {
         "json": (JSON_NAME, lambda f: f.write((json.dumps(results, indent=2) + "\n").encode())),
         "markdown": (MARKDOWN_NAME, lambda f: f.write(markdown(results).encode())),

@@ -544,11 +544,14 @@ def run_bench(
     quick: bool = False,
     fail_fast: bool = False,
     progress: bool = True,
+    overwrite: bool = False,
 ) -> tuple[report.BenchReport, dict[str, Path]]:
     """Run the bench and write the results folder; returns the report and the files written.
 
     ``agents`` are agent specs (:mod:`shell_envs.agents.spec`; default: the built-in
-    ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).
+    ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).  A
+    folder ``out`` that holds results already stops the bench before any game
+    (:class:`~shell_envs.bench.report.ResultsExist`) unless ``overwrite`` is true.
     """
     settings = make_settings(
         agents, game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast
@@ -556,14 +559,15 @@ def run_bench(
     workers = (
         default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
     )
-    report.check_writable(out)  # before any game: a bad --out fails now, not after the bench
+    # before any game: a bad --out, or one holding results, fails now, not after the bench
+    report.check_writable(out, overwrite)
     try:
         result = run(settings, workers, progress)
     except BenchInterrupted as stop:
         if stop.report.records:
-            stop.paths = stop.report.write(out)
+            stop.paths = stop.report.write(out, overwrite=True)  # checked above
         raise
-    return result, result.write(out)
+    return result, result.write(out, overwrite=True)
 
 
 def evaluate(
