@@ -1,9 +1,10 @@
 """Bench reports: the results as JSON, a Markdown leaderboard and a PNG plot.
 
-The plot is drawn with matplotlib's object API (no pyplot, no display needed): What the
-Shell ratings on the fixed scale with their intervals and the anchors marked, each agent's
-score and W/D/L against each anchor, and Scorpion win rates per rule with Wilson intervals
-and the thoughtful ceiling.
+The plot is drawn with matplotlib's object API (no pyplot, no display needed), one panel
+per thing measured: What the Shell ratings and the scale's anchors as one ladder with their
+intervals (an open end, where only a bound is known, as an arrow), each agent's score and
+W/D/L against each anchor as a coloured table, and per Scorpion rule set the win rates with
+Wilson intervals and the thoughtful ceiling.
 """
 
 from __future__ import annotations
@@ -174,117 +175,164 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def plot(results: dict[str, Any], path: str | Path | BinaryIO) -> None:
-    """Write the PNG: ratings on the scale, results against each anchor, Scorpion win rates."""
+    """Write the PNG of :func:`figure`."""
+    figure(results).savefig(path, dpi=110, format="png")
+
+
+def figure(results: dict[str, Any]) -> Any:
+    """The results as a matplotlib ``Figure``: one panel per thing measured, none empty."""
     from matplotlib.figure import Figure
 
+    panels: list[Any] = []
+    wts = results.get("what_the_shell")
+    if wts:
+        panels += [lambda ax: _plot_ratings(ax, wts), lambda ax: _plot_pairs(ax, wts)]
+    scorpion = results.get("scorpion")
+    for rules in ("classic", "relaxed"):
+        if scorpion and scorpion.get(rules):
+            panels.append(lambda ax, rules=rules: _plot_scorpion(ax, scorpion, rules))
+    rows = 2 if len(panels) == 4 else 1
+    columns = max(len(panels) // rows, 1)
+    height = 5.5 if not wts else max(5.5, 1.6 + 0.34 * (len(wts["ratings"]) + 7))
+    fig = Figure(figsize=(6.4 * columns, height * rows), layout="constrained")
     settings = results["settings"]
-    fig = Figure(figsize=(16, 5.2), layout="constrained")
     fig.suptitle(
         f"shell-envs bench: mode {settings['mode']}, seed {settings['seed']}, "
         f"{results['run']['created'][:10]}"
+        + (" (interrupted: the games that finished)" if results["run"].get("interrupted") else "")
     )
-    axes = fig.subplots(1, 3)
-    wts = results.get("what_the_shell")
-    if wts:
-        _plot_ratings(axes[0], wts)
-        _plot_pairs(axes[1], wts)
-    else:
+    axes = fig.subplots(rows, columns, squeeze=False).ravel()
+    for draw, ax in zip(panels, axes, strict=False):
+        draw(ax)
+    if not panels:  # an interrupted bench before any game: say so rather than draw nothing
         axes[0].set_axis_off()
-        axes[1].set_axis_off()
-    scorpion = results.get("scorpion")
-    if scorpion:
-        _plot_scorpion(axes[2], scorpion)
-    else:
-        axes[2].set_axis_off()
-    fig.savefig(path, dpi=110, format="png")
+        axes[0].text(0.5, 0.5, "no game finished", ha="center", va="center", fontsize=14)
+    return fig
+
+
+def _finite(x: Any) -> bool:
+    """Whether ``x`` is a number (not ``None``, not NaN)."""
+    return x is not None and np.isfinite(x)
+
+
+def _place(rating: Any, ci: Any) -> float:
+    """Where a rating sits on the scale: the rating, else its one known bound."""
+    return next(float(x) for x in (rating, *ci, 0.0) if _finite(x))
 
 
 def _plot_ratings(ax: Any, wts: dict[str, Any]) -> None:
-    """The agents' ratings with intervals; the anchors as grey reference lines."""
-    ratings = sorted(wts["ratings"].items(), key=lambda item: item[1]["rating"])
-    y = np.arange(len(ratings))
-    elo = np.array([r["rating"] for _, r in ratings])
-    low = np.array([r["ci"][0] for _, r in ratings])
-    high = np.array([r["ci"][1] for _, r in ratings])
-    for label, a in wts["scale"]["anchors"].items():
-        ax.axvline(a["rating"], color="grey", lw=0.8, ls="--")
-        ax.annotate(
-            label,
-            (a["rating"], 1.0),
-            xycoords=("data", "axes fraction"),
-            rotation=90,
-            ha="right",
-            va="top",
-            fontsize=7,
-            color="grey",
-        )
-    ax.errorbar(elo, y, xerr=[elo - low, high - elo], fmt="o", capsize=5, color="tab:blue")
-    ax.set_yticks(y, [name for name, _ in ratings])
-    for yi, e in zip(y, elo, strict=True):
-        ax.annotate(f"{e:+.0f}", (e, yi), textcoords="offset points", xytext=(0, 8), ha="center")
-    ax.set_xlabel("rating on the fixed scale (random = 0), 95% CI")
+    """The agents and the scale's anchors as one ladder, by rating, each with its interval.
+
+    An interval with an open end (``None`` or NaN: only a bound is known) is drawn as an
+    arrow to the edge of the axis; the agent's own value is written beside it.
+    """
+    rows = [(label, a["rating"], a["ci"], True) for label, a in wts["scale"]["anchors"].items()]
+    rows += [(name, r["rating"], r["ci"], False) for name, r in wts["ratings"].items()]
+
+    rows.sort(key=lambda row: _place(row[1], row[2]))
+    known = [x for _, r, ci, _ in rows for x in (r, *ci) if _finite(x)]
+    span = max(max(known) - min(known), 200.0)
+    left, right = min(known) - 0.12 * span, max(known) + 0.22 * span
+    ax.set_xlim(left, right)
+    for y, (_, rating, (low, high), anchor) in enumerate(rows):
+        colour = "0.55" if anchor else "tab:blue"
+        style = {"color": colour, "lw": 1.6 if anchor else 2.6, "solid_capstyle": "butt"}
+        ends = [low if _finite(low) else left, high if _finite(high) else right]
+        ax.plot(ends, [y, y], **style)
+        for end, edge, arrow in ((low, left, "<"), (high, right, ">")):
+            # a cap at a known end, an arrowhead at the axis edge for an open one
+            marker = "|" if _finite(end) else arrow
+            ax.plot(end if _finite(end) else edge, y, marker, color=colour, ms=9, mew=2)
+        if _finite(rating):
+            ax.plot(rating, y, "D" if anchor else "o", color=colour, ms=6 if anchor else 8)
+        if not anchor:  # the value beside the interval, on the side away from an arrow
+            if _finite(rating):
+                text = f"{rating:+.0f}"
+            else:
+                text = f"< {high:+.0f}" if _finite(high) else f"> {low:+.0f}"
+            if _finite(high):
+                at, shift, align = high, 6, "left"
+            else:
+                at, shift, align = (low if _finite(low) else rating), -6, "right"
+            ax.annotate(text, (at, y), xytext=(shift, 0), textcoords="offset points", ha=align,
+                        va="center", fontsize=9, color=colour, fontweight="bold")  # fmt: skip
+    ax.set_yticks(range(len(rows)), [name for name, *_ in rows])
+    for tick, (_, _, _, anchor) in zip(ax.get_yticklabels(), rows, strict=True):
+        tick.set_color("0.45" if anchor else "black")
+        tick.set_fontweight("normal" if anchor else "bold")
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
+    ax.grid(axis="x", color="0.92")
+    ax.set_axisbelow(True)
+    from matplotlib.lines import Line2D
+
+    ax.legend(
+        handles=[
+            Line2D([], [], color="tab:blue", marker="o", lw=2.6, label="agent, this run"),
+            Line2D([], [], color="0.55", marker="D", lw=1.6, label="anchor, fixed"),
+        ],
+        loc="lower right",
+        fontsize=8,
+    )
+    ax.set_xlabel("rating on the fixed scale (random = 0), 95% interval")
     ax.set_title("What the Shell: ratings")
-    ax.margins(x=0.12, y=0.25)
 
 
 def _plot_pairs(ax: Any, wts: dict[str, Any]) -> None:
-    """Each agent's score against each anchor, W/D/L written beside."""
-    pairs = wts["pairs"][::-1]
-    y = np.arange(len(pairs))
-    score = np.array([p["score_a"] for p in pairs])
-    ax.barh(y, 100 * score, color="tab:green", alpha=0.7)
-    ax.axvline(50, color="tab:red", lw=1, ls="--")
-    for yi, p in zip(y, pairs, strict=True):
-        ax.annotate(
-            f"{p['wins_a']}/{p['draws']}/{p['wins_b']}  {100 * p['score_a']:.1f}%",
-            (100 * p["score_a"], yi),
-            textcoords="offset points",
-            xytext=(4, -3),
-            fontsize=7,
-        )
-    ax.set_yticks(y, [f"{p['a']} vs {p['b']}" for p in pairs], fontsize=7)
-    ax.set_xlim(0, 125)
-    ax.set_xlabel("score against the anchor (%), W/D/L beside")
+    """A table of colour: each agent's score against each anchor, with its W / D / L."""
+    anchors = sorted(wts["scale"]["anchors"], key=lambda a: wts["scale"]["anchors"][a]["rating"])
+    ratings = wts["ratings"]
+    agents = sorted(ratings, key=lambda a: -_place(ratings[a]["rating"], ratings[a]["ci"]))
+    score = np.full((len(agents), len(anchors)), np.nan)
+    text = {}
+    for p in wts["pairs"]:
+        i, j = agents.index(p["a"]), anchors.index(p["b"])
+        score[i, j] = 100 * p["score_a"]
+        text[i, j] = f"{100 * p['score_a']:.0f}%\n{p['wins_a']}/{p['draws']}/{p['wins_b']}"
+    image = ax.imshow(score, cmap="RdYlGn", vmin=0, vmax=100, aspect="auto")
+    for (i, j), words in text.items():
+        dark = not 25 <= score[i, j] <= 75  # the ends of the colour map: white letters
+        ax.text(j, i, words, ha="center", va="center", fontsize=8,
+                color="white" if dark else "black")  # fmt: skip
+    ax.set_xticks(range(len(anchors)), anchors, rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(agents)), agents, fontsize=9)
+    ax.figure.colorbar(image, ax=ax, label="score against the anchor (%)", shrink=0.8)
+    ax.set_xlabel("anchor (weakest left); cell: score, W / D / L")
+    ax.set_ylabel("agent (strongest on top)")
     ax.set_title("What the Shell: against each anchor")
 
 
-def _plot_scorpion(ax: Any, scorpion: dict[str, Any]) -> None:
-    """Win rates per rule set and agent with Wilson intervals, the ceiling as a line."""
-    groups = [(rules, scorpion[rules]) for rules in ("classic", "relaxed") if rules in scorpion]
-    agents = list(dict.fromkeys(a for _, section in groups for a in section["agents"]))
-    width = 0.8 / max(len(groups), 1)
+def _plot_scorpion(ax: Any, scorpion: dict[str, Any], rules: str) -> None:
+    """One rule set: each agent's win rate with its Wilson interval, the ceiling as a line
+    labelled outside the plot, each percentage above its interval on a white ground."""
+    section = scorpion[rules]
+    agents = list(section["agents"])
+    rate = np.array([section["agents"][a]["win_rate"] for a in agents])
+    low, high = (np.array([section["agents"][a]["ci"][k] for a in agents]) for k in (0, 1))
+    colour = {"classic": "tab:blue", "relaxed": "tab:orange"}[rules]
     x = np.arange(len(agents))
-    for g, (rules, section) in enumerate(groups):
-        rows = section["agents"]
-        rate = np.array([rows[a]["win_rate"] if a in rows else 0.0 for a in agents])
-        low = np.array([rows[a]["ci"][0] if a in rows else 0.0 for a in agents])
-        high = np.array([rows[a]["ci"][1] if a in rows else 0.0 for a in agents])
-        xs = x + (g - (len(groups) - 1) / 2) * width
-        bars = ax.bar(xs, 100 * rate, width, label=f"{rules.capitalize()}")
-        ax.bar_label(bars, [f"{100 * r:.1f}%" for r in rate], padding=14, fontsize=8)
-        ax.errorbar(
-            xs,
-            100 * rate,
-            yerr=[100 * (rate - low), 100 * (high - rate)],
-            fmt="none",
-            ecolor="black",
-            capsize=4,
-        )
-        ceiling = 100 * section["ceiling"]["winnable_share"]
-        ax.axhline(ceiling, color=bars.patches[0].get_facecolor(), lw=1, ls=":")
-        ax.annotate(
-            f"{rules} ceiling {ceiling:.1f}%",
-            (1.0, ceiling),
-            xycoords=("axes fraction", "data"),
-            ha="right",
-            va="bottom",
-            fontsize=7,
-        )
-    ax.set_xticks(x, agents)
-    ax.set_ylabel("win rate (%), Wilson 95% CI")
-    ax.set_ylim(0, 105)
-    ax.set_title(f"Scorpion: win rate, {scorpion['set']} deals")
-    ax.legend(loc="upper left")
+    ax.bar(x, 100 * rate, 0.6, color=colour, alpha=0.85)
+    ax.errorbar(x, 100 * rate, yerr=[100 * (rate - low), 100 * (high - rate)], fmt="none",
+                ecolor="black", elinewidth=1.5, capsize=6)  # fmt: skip
+    ceiling = 100 * section["ceiling"]["winnable_share"]
+    top = 1.18 * max(100 * high.max(), ceiling, 5.0)
+    for xi, r, h in zip(x, rate, high, strict=True):
+        ax.annotate(f"{100 * r:.1f}%", (xi, 100 * h), xytext=(0, 4), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=9,
+                    bbox={"fc": "white", "ec": "none", "pad": 1})  # fmt: skip
+    ax.axhline(ceiling, color="0.25", lw=1.2, ls=":")
+    ax.annotate(f"ceiling\n{ceiling:.1f}%", (1.0, ceiling), xycoords=("axes fraction", "data"),
+                xytext=(4, 0), textcoords="offset points", ha="left", va="center", fontsize=8,
+                annotation_clip=False)  # fmt: skip
+    ax.set_ylim(0, top)
+    ax.set_xlim(-0.6, len(agents) - 0.4)
+    ax.set_xticks(x, agents, rotation=30 if len(agents) > 4 else 0)
+    ax.set_ylabel("win rate (%), Wilson 95% interval")
+    ax.set_title(
+        f"Scorpion {rules.capitalize()}: deals {section['first_deal']}–{section['last_deal']} "
+        f"({scorpion['set']})\ndotted: thoughtful ceiling (solver, every card seen)",
+        fontsize=10,
+    )
 
 
 RESULT_NAMES = (JSON_NAME, MARKDOWN_NAME, PNG_NAME, GAMES_NAME)

@@ -196,3 +196,84 @@ def test_winnable_deals_won_is_a_dash_when_no_deal_was_winnable(games) -> None:
              if line.startswith("| classic | ")}  # fmt: skip
     assert " | – | " in lines["random"] and "0/0" not in lines["random"]
     assert " | 2/3 (66.7%) | " in lines["greedy"]
+
+
+def drawn(results: dict):
+    """The report's figure, laid out and drawn (so that text has its place); its renderer."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = report.figure(results)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return fig, canvas.get_renderer()
+
+
+def panels(fig) -> list:
+    """The figure's panels (its axes less the colour bar)."""
+    return [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+
+
+def overlaps(texts, renderer) -> list[tuple[str, str]]:
+    """The pairs of (non-empty) texts whose boxes overlap on the drawn figure."""
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_text()]
+    return [
+        (a, b)
+        for k, (a, box_a) in enumerate(boxes)
+        for b, box_b in boxes[k + 1 :]
+        if box_a.overlaps(box_b)
+    ]
+
+
+def test_the_plot_has_a_panel_per_thing_measured_and_none_empty(games) -> None:
+    path, _ = games
+    data = json.loads(path.with_name("results.json").read_text(encoding="utf-8"))
+    wts_only = {k: v for k, v in data.items() if k != "scorpion"}
+    scorpion_only = {k: v for k, v in data.items() if k != "what_the_shell"}
+    for results, titles in (
+        (data, ["ratings", "against each anchor", "Scorpion Classic"]),
+        (wts_only, ["ratings", "against each anchor"]),
+        (scorpion_only, ["Scorpion Classic"]),
+    ):
+        fig, _ = drawn(results)
+        shown = panels(fig)
+        assert len(shown) == len(titles)
+        for ax, title in zip(shown, titles, strict=True):
+            assert title in ax.get_title() and ax.has_data() and ax.axison
+
+
+def test_anchor_labels_percentages_and_ceiling_labels_never_collide(games) -> None:
+    path, _ = games
+    data = json.loads(path.with_name("results.json").read_text(encoding="utf-8"))
+    anchors = data["what_the_shell"]["scale"]["anchors"]
+    assert abs(anchors["mcts-100"]["rating"] - anchors["learned"]["rating"]) < 50  # close
+    section = data["scorpion"]["classic"]
+    section["ceiling"]["winnable_share"] = 0.104  # the ceiling at a percentage's height
+    section["agents"]["greedy"].update(win_rate=0.06, ci=[0.04, 0.084])
+    fig, renderer = drawn(data)
+    ratings, _, scorpion = panels(fig)
+    labels = ratings.get_yticklabels()
+    assert {"mcts-100", "learned", "mcts-1600", "mcts-learned"} <= {t.get_text() for t in labels}
+    assert overlaps(labels, renderer) == []
+    texts = [t for t in scorpion.texts if t.get_text()]
+    assert "6.0%" in [t.get_text() for t in texts] and any("ceiling" in t.get_text() for t in texts)
+    assert overlaps(texts, renderer) == []
+    assert overlaps(ratings.texts, renderer) == []
+
+
+def test_open_intervals_are_drawn_as_arrows_to_the_edge(games) -> None:
+    path, _ = games
+    data = json.loads(path.with_name("results.json").read_text(encoding="utf-8"))
+    ratings = data["what_the_shell"]["ratings"]
+    ratings["random"].update(rating=None, ci=[None, 540.0])  # an upper bound only
+    ratings["greedy"].update(rating=float("nan"), ci=[1650.0, float("nan")])  # a lower one
+    ratings["cheat"].update(rating=-300.0, ci=[-420.0, -180.0])
+    fig, renderer = drawn(data)
+    ax = panels(fig)[0]
+    left, right = ax.get_xlim()
+    assert left < -420 and right > 1650
+    heads = {line.get_marker(): line.get_xdata()[0] for line in ax.lines if line.get_marker()
+             in ("<", ">")}  # fmt: skip
+    assert heads == {"<": left, ">": right}
+    values = {t.get_text() for t in ax.texts}
+    assert {"< +540", "> +1650", "-300"} <= values
+    assert overlaps(ax.texts, renderer) == []
