@@ -165,14 +165,14 @@ def test_the_gif_names_the_players_or_the_deal_and_ends_with_the_result(
         image.seek(n - 1)
         last, last_duration = image.copy(), image.info["duration"]
     width = size[0]
-    lines = [*replay._wrap(heading, 18, width), "x"]
+    lines = replay._wrap(heading, 18, width)
     ending = replay._wrap(f"Result: {replay.result(record)}", 18, width)
-    rows = replay.GIF_PAD + replay.GIF_LINE * (len(lines) + len(ending))
+    rows = replay.GIF_PAD + replay.GIF_LINE * (len(lines) + 1 + len(ending))
     for frame, step, result_lines in ((first, "start", []), (last, None, ending)):
         expected = Image.new("RGB", (width, rows), replay.GIF_BAND)
         draw = ImageDraw.Draw(expected)
         step = step or replay.text_steps(record)[-1][0].removeprefix(f"{heading}: ")
-        texts = [(t, replay.GIF_TEXT) for t in [*lines[:-1], step]]
+        texts = [(t, replay.GIF_TEXT) for t in [*lines, step]]
         texts += [(t, replay.GIF_RESULT) for t in result_lines]
         for k, (text, colour) in enumerate(texts):
             draw.text((replay.GIF_PAD, replay.GIF_PAD // 2 + k * replay.GIF_LINE), text, colour,
