@@ -237,11 +237,12 @@ def _plot_ratings(ax: Any, wts: dict[str, Any]) -> None:
     """The agents' ratings with intervals; the anchors as grey reference lines."""
     ratings = sorted(wts["ratings"].items(), key=lambda item: _rank_key(item[1]))
     y = np.arange(len(ratings))
-    # a missing rating or interval end (null) is drawn at the interval's known end
-    ends = [[x if x is not None else np.nan for x in (*r["ci"], r["rating"])] for _, r in ratings]
-    low, high, elo = (np.array(column) for column in zip(*ends, strict=True))
-    elo = np.where(np.isnan(elo), np.where(np.isnan(high), low, high), elo)
-    low, high = np.where(np.isnan(low), elo, low), np.where(np.isnan(high), elo, high)
+    # an interval end the games leave open (null) is an arrow; a missing rating sits at the end
+    rows = [r for _, r in ratings]
+    ends = [[np.nan if x is None else x for x in (r["rating"], *r["ci"])] for r in rows]
+    elo, low, high = np.array(ends, float).reshape(-1, 3).T
+    open_low, open_high = np.isnan(low), np.isnan(high)
+    elo = np.where(np.isnan(elo), np.where(open_low, high, low), elo)
     for label, a in wts["scale"]["anchors"].items():
         ax.axvline(a["rating"], color="grey", lw=0.8, ls="--")
         ax.annotate(
@@ -254,10 +255,18 @@ def _plot_ratings(ax: Any, wts: dict[str, Any]) -> None:
             fontsize=7,
             color="grey",
         )
-    ax.errorbar(elo, y, xerr=[elo - low, high - elo], fmt="o", capsize=5, color="tab:blue")
+    xerr = [np.where(open_low, 0.0, elo - low), np.where(open_high, 0.0, high - elo)]
+    ax.errorbar(elo, y, xerr=xerr, fmt="o", capsize=5, color="tab:blue")
+    for is_open, limits in ((open_low, "xuplims"), (open_high, "xlolims")):
+        if is_open.any():
+            ax.errorbar(
+                elo[is_open], y[is_open], xerr=150.0, fmt="none", color="tab:blue", **{limits: True}
+            )
     ax.set_yticks(y, [name for name, _ in ratings])
-    for yi, e in zip(y, elo, strict=True):
-        ax.annotate(f"{e:+.0f}", (e, yi), textcoords="offset points", xytext=(0, 8), ha="center")
+    for yi, e, r in zip(y, elo, rows, strict=True):
+        side = "" if r["rating"] is not None else "above " if open_high[yi] else "below "
+        text = f"{side}{e:+.0f}"
+        ax.annotate(text, (e, yi), textcoords="offset points", xytext=(0, 8), ha="center")
     ax.set_xlabel("rating on the fixed scale (random = 0), 95% CI")
     ax.set_title("What the Shell: ratings")
     ax.margins(x=0.12, y=0.25)
