@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.signal import convolve
 from scipy.stats import binom
 
 from shell_envs.agents.spec import AgentSpec, parse_spec
@@ -184,8 +185,8 @@ def win_distribution(rating: float, games: np.ndarray, against: np.ndarray) -> n
     of binomials."""
     pmf = np.ones(1)
     for n, p in zip(games, np.atleast_1d(expected_score(rating, against)), strict=True):
-        pmf = np.convolve(pmf, binom.pmf(np.arange(n + 1), n, p))
-    return pmf
+        pmf = convolve(pmf, binom.pmf(np.arange(n + 1), n, p))  # by FFT when that is faster
+    return np.clip(pmf, 0.0, None)
 
 
 def rating_interval(
