@@ -139,7 +139,7 @@ def markdown(results: dict[str, Any]) -> str:
                 f"| {rank} | {agent} | {rating} | {ci} | "
                 f"{r['games']} | {_pct(r['score'])} | {_ms(r['move_seconds'])} |"
             )
-        wide = [agent for agent, r in ranked if r["too_few_games"]]
+        wide = [agent for agent, r in ranked if r.get("too_few_games")]
         if wide:
             lines += [
                 "",
