@@ -127,7 +127,8 @@ def markdown(results: dict[str, Any]) -> str:
             f"({scale['reference']}; random = 0), a draw counting half a win: the "
             "maximum-likelihood rating and its exact 95% interval (Clopper–Pearson, on the "
             "total score; at least 95% coverage at any number of games). An agent that scored "
-            "nothing has an upper bound only, one that lost nothing a lower bound only.",
+            "less than a point has an upper bound only, one that dropped less than a point a "
+            "lower bound only.",
             "",
             "| rank | agent | rating | 95% CI | games | score | ms / move |",
             "|---:|---|---:|---|---:|---:|---:|",

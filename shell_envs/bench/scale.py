@@ -10,12 +10,12 @@ the anchors fixed, the agent's total score is all the games say about its rating
 the rating and its interval are functions of that score and the games against each anchor:
 
 - the rating is the maximum-likelihood estimate (:func:`scipy.optimize.brentq`): infinite,
-  reported as missing, when the agent scored nothing or everything;
+  reported as missing, when the agent scored nothing or won every game;
 - the interval is exact (the Clopper–Pearson construction): the ratings under which the
   score observed is not in either 2.5% tail of its distribution, a sum of binomials
   (:data:`scipy.stats.binom`), with a draw counted as a loss for the lower end and as a win
-  for the upper one.  Its coverage is at least 95% whatever the number of games; a score of
-  nothing has no lower end, a clean sweep no upper end.
+  for the upper one.  Its coverage is at least 95% whatever the number of games; a score
+  under one point has no lower end, one less than a point short of every game no upper end.
 
 ``benchmarks/rating_coverage.py`` checks the coverage by re-rating the anchors themselves.
 Ratings from different runs, machines and papers are on one scale.
@@ -197,8 +197,9 @@ def rating_interval(
     The ratings under which the total score observed lies in neither tail of its
     distribution (each tail ``(1 - confidence) / 2``), the Clopper–Pearson construction; a
     draw counts as a loss for the lower end and as a win for the upper end.  The low end is
-    ``-inf`` when the agent scored nothing (not even a draw), the high end ``inf`` when it
-    lost no game (not even a draw).  Never of zero width; narrower with more games.
+    ``-inf`` when the agent scored less than a point (no win, at most one draw), the high end
+    ``inf`` when it dropped less than a point (no loss, at most one draw).  Never of zero
+    width; narrower with more games.
     """
     games, against, total = _evidence(scores, ratings)
     tail = (1 - confidence) / 2

@@ -104,7 +104,9 @@ small_results = st.dictionaries(
 def test_no_interval_has_zero_width_and_fewer_games_give_a_wider_one(per_anchor) -> None:
     rating, (low, high) = scale.rate_on_scale(results(per_anchor))
     assert low < high and low <= rating <= high
-    assert (rating == -math.inf) == (sum(map(sum, per_anchor.values())) == 0)
+    total, games = sum(map(sum, per_anchor.values())), sum(map(len, per_anchor.values()))
+    assert (rating == -math.inf) == (total == 0) and (rating == math.inf) == (total == games)
+    assert (low == -math.inf) == (total < 1) and (high == math.inf) == (total > games - 1)
     doubled = results({a: s * 2 for a, s in per_anchor.items()})
     _, (low2, high2) = scale.rate_on_scale(doubled)
     assert low <= low2 < high2 <= high and (low < low2 or high2 < high)
