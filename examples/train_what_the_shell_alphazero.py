@@ -41,7 +41,7 @@ import torch
 
 from shell_envs.agents.what_the_shell import GuidedMCTSAgent, LearnedAgent
 from shell_envs.bench.games import play_what_the_shell
-from shell_envs.bench.scale import anchor_table, rate_on_scale
+from shell_envs.bench.scale import anchor_table, finite_or_none, rate_on_scale
 from shell_envs.what_the_shell import network, rules, search
 
 CELLS = rules.CELLS
@@ -286,10 +286,10 @@ def rate(make: Any, anchors: tuple[str, ...], games: int, seed: int, max_rounds:
             black_score = (record["outcome"] + 1) / 2
             results.append(black_score if g % 2 == 0 else 1 - black_score)
         scores[anchor] = np.array(results)
-    rating, (low, high) = rate_on_scale(scores, table, n_resamples=200, seed=seed)
+    rating, (low, high) = rate_on_scale(scores, table)
     return {
-        "rating": rating,
-        "ci": [low, high],
+        "rating": finite_or_none(rating),
+        "ci": [finite_or_none(low), finite_or_none(high)],
         "scores": {k: float(v.mean()) for k, v in scores.items()},
     }
 
@@ -332,8 +332,8 @@ def plot(
     fig, ax = plt.subplots(figsize=(6, 4))
     minutes = [p["train_seconds"] / 60 for p in curve]
     for label in labels:
-        r = np.array([p[label]["rating"] for p in curve])
-        ci = np.array([p[label]["ci"] for p in curve]).reshape(-1, 2)
+        r = np.array([p[label]["rating"] for p in curve], float)  # a missing value (None): nan
+        ci = np.array([p[label]["ci"] for p in curve], float).reshape(-1, 2)
         ax.errorbar(minutes, r, yerr=[r - ci[:, 0], ci[:, 1] - r], marker="o", capsize=3,
                     label=label)  # fmt: skip
     for anchor in anchor_table().anchors[1:]:

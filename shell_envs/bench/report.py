@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import tempfile
@@ -49,6 +50,34 @@ def _interval(ci: Any, percent: bool = True) -> str:
     if percent:
         return f"[{_pct(low)}, {_pct(high)}]"
     return f"[{low:+.0f}, {high:+.0f}]"
+
+
+def _rating_cells(r: dict[str, Any], anchors: dict[str, Any]) -> tuple[str, str]:
+    """The rating and interval cells of a rating row.  A missing rating (nothing scored, or
+    nothing lost) is "below" the lowest anchor or "above" the highest; a missing end of the
+    interval leaves the other as a bound."""
+    rating, (low, high) = r["rating"], r["ci"]
+    by_rating = sorted(anchors, key=lambda label: anchors[label]["rating"])
+    if rating is not None:
+        cell = f"{rating:+.0f}"
+    elif high is not None:
+        cell = f"below `{by_rating[0]}`"
+    else:
+        cell = f"above `{by_rating[-1]}`"
+    if low is None and high is None:
+        return cell, "no bound"
+    if low is None:
+        return cell, f"upper bound {high:+.0f}"
+    if high is None:
+        return cell, f"lower bound {low:+.0f}"
+    return cell, _interval((low, high), False)
+
+
+def _rank_key(r: dict[str, Any]) -> float:
+    """Where a rating row ranks: by rating; one without a rating below (or above) all others."""
+    if r["rating"] is not None:
+        return r["rating"]
+    return math.inf if r["ci"][1] is None and r["ci"][0] is not None else -math.inf
 
 
 def _problems(section: dict[str, Any], title: str) -> list[str]:
@@ -103,17 +132,30 @@ def markdown(results: dict[str, Any]) -> str:
             "",
             f"Each agent played {n} games against each anchor, seats swapped. Ratings are "
             "Bradley–Terry on the Elo scale with the anchors held at their reference values "
-            f"({scale['reference']}; random = 0), with 95% bootstrap intervals.",
+            f"({scale['reference']}; random = 0), a draw counting half a win: the "
+            "maximum-likelihood rating and its exact 95% interval (Clopper–Pearson, on the "
+            "total score; at least 95% coverage at any number of games). An agent that scored "
+            "less than a point has an upper bound only, one that dropped less than a point a "
+            "lower bound only.",
             "",
             "| rank | agent | rating | 95% CI | games | score | ms / move |",
             "|---:|---|---:|---|---:|---:|---:|",
         ]
-        ranked = sorted(wts["ratings"].items(), key=lambda item: -item[1]["rating"])
+        ranked = sorted(wts["ratings"].items(), key=lambda item: -_rank_key(item[1]))
         for rank, (agent, r) in enumerate(ranked, 1):
+            rating, ci = _rating_cells(r, scale["anchors"])
             lines.append(
-                f"| {rank} | {agent} | {r['rating']:+.0f} | {_interval(r['ci'], False)} | "
+                f"| {rank} | {agent} | {rating} | {ci} | "
                 f"{r['games']} | {_pct(r['score'])} | {_ms(r['move_seconds'])} |"
             )
+        wide = [agent for agent, r in ranked if r.get("too_few_games")]
+        if wide:
+            lines += [
+                "",
+                f"**Too few games for a useful interval**: {', '.join(wide)} (an interval "
+                f"wider than {wts['useful_width']:.0f} points, or with one end only); play "
+                "more `--games` (docs/benchmark.md, *How far the intervals hold*).",
+            ]
         anchors = ", ".join(
             f"{label} {a['rating']:+.0f} {_interval(a['ci'], False)}"
             for label, a in scale["anchors"].items()

@@ -57,10 +57,9 @@ class Plan:
 
     games: int
     deals: int
-    bootstrap: int
 
 
-PLANS = {"default": Plan(100, 500, 1000), "quick": Plan(10, 50, 300)}
+PLANS = {"default": Plan(100, 500), "quick": Plan(10, 50)}
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,6 @@ class Settings:
     deal_set: str = "test"
     seed: int = 0
     mode: str = "default"
-    bootstrap: int = PLANS["default"].bootstrap
     fail_fast: bool = False
     max_rounds: int = MAX_ROUNDS
     max_moves: int = patience.MAX_MOVES
@@ -114,7 +112,6 @@ class Settings:
                 "max_moves": self.max_moves,
                 "stall_moves": self.stall_moves,
             },
-            "bootstrap_resamples": self.bootstrap,
         }
 
 
@@ -444,8 +441,6 @@ def summarize(
             [a.label for a in settings.players("what_the_shell")],
             {k: v for k, v in per_move.items() if isinstance(k, str)},
             settings.table,
-            n_resamples=settings.bootstrap,
-            seed=settings.seed,
         )
     scorpion = [r for r in ordered if r["game"] == "scorpion"]
     if scorpion:
@@ -526,7 +521,6 @@ def make_settings(
         deal_set=deal_set,
         seed=seed,
         mode="quick" if quick else "default",
-        bootstrap=plan.bootstrap,
         fail_fast=fail_fast,
     )
 

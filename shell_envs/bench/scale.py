@@ -4,17 +4,27 @@ The anchors (``random``, ``greedy``, ``mcts`` at 100, 400 and 1600 iterations a 
 learned agents ``learned`` and ``mcts-learned`` with the network weights shipped) were rated
 once by a large round robin (``benchmarks/wts_anchors.py``), ``random`` = 0 on the Elo scale;
 the table ships as ``shell_envs/data/wts_anchors.json`` with the date, the package
-version and the games behind it.  A new agent plays games against each anchor and gets a
-Bradley–Terry rating with the anchors held at their table values: the maximum-likelihood
-solution of one equation (:func:`scipy.optimize.brentq`), with one virtual draw per anchor so
-that a clean sweep stays finite, and a percentile-bootstrap interval
-(:func:`scipy.stats.bootstrap`) from resampling the games against each anchor.  Ratings from
-different runs, machines and papers are therefore on one scale.
+version and the games behind it.  A new agent plays games against each anchor and is rated by
+Bradley–Terry with the anchors held at their table values.  A draw counts half a win.  With
+the anchors fixed, the agent's total score is all the games say about its rating, so both
+the rating and its interval are functions of that score and the games against each anchor:
+
+- the rating is the maximum-likelihood estimate (:func:`scipy.optimize.brentq`): infinite,
+  reported as missing, when the agent scored nothing or won every game;
+- the interval is exact (the Clopper–Pearson construction): the ratings under which the
+  score observed is not in either 2.5% tail of its distribution, a sum of binomials
+  (:data:`scipy.stats.binom`), with a draw counted as a loss for the lower end and as a win
+  for the upper one.  Its coverage is at least 95% whatever the number of games; a score
+  under one point has no lower end, one less than a point short of every game no upper end.
+
+``benchmarks/rating_coverage.py`` checks the coverage by re-rating the anchors themselves.
+Ratings from different runs, machines and papers are on one scale.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -23,9 +33,11 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.signal import convolve
+from scipy.stats import binom
 
 from shell_envs.agents.spec import AgentSpec, parse_spec
-from shell_envs.bench.tournament import ELO_SCALE, percentile_bootstrap
+from shell_envs.bench.tournament import ELO_SCALE, wilson_interval
 
 ANCHORS_FILE = "wts_anchors.json"
 ANCHOR_SPECS = (
@@ -37,7 +49,12 @@ ANCHOR_SPECS = (
     "learned",
     "mcts-learned",
 )
-RATING_BOUND = 10_000.0  # no rating beyond ±this many Elo points is ever fitted
+RATING_BOUND = 10_000.0  # no rating or interval end is searched for beyond ±this many points
+USEFUL_WIDTH = 300.0  # a wider interval (an expected score from 15% to 85%) is too wide to use
+METHOD = (
+    "Bradley–Terry, anchors held at their table ratings, a draw half a win; maximum-likelihood "
+    "rating, exact (Clopper–Pearson) interval on the total score"
+)
 
 
 @dataclass(frozen=True)
@@ -130,58 +147,96 @@ def expected_score(rating: float | np.ndarray, opponent: float | np.ndarray) -> 
     return 1.0 / (1.0 + np.exp(-(np.asarray(rating) - np.asarray(opponent)) / ELO_SCALE))
 
 
-def fit_rating(
-    scores: Mapping[str, np.ndarray], ratings: Mapping[str, float], prior: float = 1.0
-) -> float:
-    """The maximum-likelihood rating of an agent with per-game ``scores`` against anchors.
-
-    ``scores[label]`` holds the agent's score in each game against that anchor (1 win, ½
-    draw, 0 loss); ``ratings`` are the anchors' fixed ratings.  ``prior`` virtual draws per
-    anchor keep a clean sweep (or a clean loss) finite.
-    """
+def _evidence(
+    scores: Mapping[str, np.ndarray], ratings: Mapping[str, float]
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """The games against each anchor played, the anchors' ratings and the total score."""
     labels = [k for k in scores if len(scores[k])]
     if not labels:
         raise ValueError("a rating needs at least one game against an anchor")
-    won = np.array([float(np.sum(scores[k])) + prior / 2 for k in labels])
-    played = np.array([len(scores[k]) + prior for k in labels], float)
+    games = np.array([len(scores[k]) for k in labels])
     against = np.array([ratings[k] for k in labels], float)
+    return games, against, float(sum(np.sum(scores[k]) for k in labels))
+
+
+def fit_rating(scores: Mapping[str, np.ndarray], ratings: Mapping[str, float]) -> float:
+    """The maximum-likelihood rating of an agent with per-game ``scores`` against anchors.
+
+    ``scores[label]`` holds the agent's score in each game against that anchor (1 win, ½
+    draw, 0 loss); ``ratings`` are the anchors' fixed ratings.  The rating is where the
+    expected total score equals the one observed: ``-inf`` when the agent scored nothing,
+    ``inf`` when it won every game (no finite rating explains those).
+    """
+    games, against, total = _evidence(scores, ratings)
+    if total <= 0:
+        return -math.inf
+    if total >= games.sum():
+        return math.inf
 
     def surplus(r: float) -> float:
-        return float(np.sum(won - played * expected_score(r, against)))
+        return float(np.sum(games * expected_score(r, against))) - total
 
-    low, high = -RATING_BOUND, RATING_BOUND
-    if surplus(low) <= 0:
-        return low
-    if surplus(high) >= 0:
-        return high
-    return float(brentq(surplus, low, high, xtol=1e-6))
+    return float(brentq(surplus, -RATING_BOUND, RATING_BOUND, xtol=1e-6))
+
+
+def win_distribution(rating: float, games: np.ndarray, against: np.ndarray) -> np.ndarray:
+    """``P(W = w)`` for ``w = 0 … sum(games)``: the wins of an agent rated ``rating`` in
+    ``games[k]`` games against an anchor rated ``against[k]`` (Bradley–Terry, no draws), a sum
+    of binomials."""
+    pmf = np.ones(1)
+    for n, p in zip(games, np.atleast_1d(expected_score(rating, against)), strict=True):
+        pmf = convolve(pmf, binom.pmf(np.arange(n + 1), n, p))  # by FFT when that is faster
+    return np.clip(pmf, 0.0, None)
+
+
+def rating_interval(
+    scores: Mapping[str, np.ndarray], ratings: Mapping[str, float], confidence: float = 0.95
+) -> tuple[float, float]:
+    """The exact ``confidence`` interval of an agent's rating with the anchors held fixed.
+
+    The ratings under which the total score observed lies in neither tail of its
+    distribution (each tail ``(1 - confidence) / 2``), the Clopper–Pearson construction; a
+    draw counts as a loss for the lower end and as a win for the upper end.  The low end is
+    ``-inf`` when the agent scored less than a point (no win, at most one draw), the high end
+    ``inf`` when it dropped less than a point (no loss, at most one draw).  Never of zero
+    width; narrower with more games.
+    """
+    games, against, total = _evidence(scores, ratings)
+    tail = (1 - confidence) / 2
+    low_wins, high_wins = math.floor(total), math.ceil(total)
+
+    def above(r: float) -> float:  # rises with r: P(W >= low_wins) - tail
+        return float(win_distribution(r, games, against)[low_wins:].sum()) - tail
+
+    def below(r: float) -> float:  # falls with r: P(W <= high_wins) - tail
+        return float(win_distribution(r, games, against)[: high_wins + 1].sum()) - tail
+
+    bound = (-RATING_BOUND, RATING_BOUND)
+    low = -math.inf if low_wins == 0 else float(brentq(above, *bound, xtol=0.01))
+    high = math.inf if high_wins == games.sum() else float(brentq(below, *bound, xtol=0.01))
+    return low, high
 
 
 def rate_on_scale(
-    scores: Mapping[str, np.ndarray],
-    table: AnchorTable | None = None,
-    confidence: float = 0.95,
-    n_resamples: int = 1000,
-    seed: int = 0,
+    scores: Mapping[str, np.ndarray], table: AnchorTable | None = None, confidence: float = 0.95
 ) -> tuple[float, tuple[float, float]]:
-    """An agent's rating on the fixed scale and its percentile-bootstrap interval.
-
-    Games are resampled within each anchor's set (the anchors' own uncertainty is the
-    table's, reported beside it).  With a single game against some anchor the interval
-    collapses to the rating.
-    """
+    """An agent's rating on the fixed scale and its exact interval (infinite where the games
+    give no bound: :func:`fit_rating`, :func:`rating_interval`)."""
     table = table or anchor_table()
     ratings = {a.label: a.rating for a in table.anchors}
-    keys = [k for k in scores if len(scores[k])]
-    rating = fit_rating(scores, ratings)
+    return fit_rating(scores, ratings), rating_interval(scores, ratings, confidence)
 
-    def statistic(*samples: np.ndarray) -> float:
-        return fit_rating(dict(zip(keys, samples, strict=True)), ratings)
 
-    low, high = percentile_bootstrap(
-        [scores[k] for k in keys], statistic, rating, confidence, n_resamples, seed
-    )
-    return rating, (float(low), float(high))
+def too_few_games(ci: tuple[float, float]) -> bool:
+    """Whether an interval is too wide to be useful: one end missing, or wider than
+    :data:`USEFUL_WIDTH` points (``benchmarks/rating_coverage.py`` shows how many games that
+    takes)."""
+    return not ci[1] - ci[0] <= USEFUL_WIDTH
+
+
+def finite_or_none(x: float) -> float | None:
+    """``x``, or ``None`` (JSON ``null``) when it is infinite: a missing end or rating."""
+    return float(x) if math.isfinite(x) else None
 
 
 def candidate_scores(records: list[dict[str, Any]], candidate: str) -> dict[str, np.ndarray]:
@@ -203,18 +258,16 @@ def summarize(
     move_seconds: Mapping[str, float],
     table: AnchorTable | None = None,
     confidence: float = 0.95,
-    n_resamples: int = 1000,
-    seed: int = 0,
     examples: int = 5,
 ) -> dict[str, Any]:
     """The What the Shell section of the results: ratings on the scale, pairs, problems.
 
-    ``ratings[name]`` has the rating, its interval, the games and the mean seconds per move;
-    ``pairs`` one row per candidate and anchor (``a`` the candidate, ``b`` the anchor);
-    ``illegal`` and ``errors`` count per agent and show the first ``examples`` cases.
+    ``ratings[name]`` has the rating and its interval (``None`` where the games give no
+    finite value: :func:`rate_on_scale`), whether the interval is too wide to be useful, the
+    games, the score and the mean seconds per move; ``pairs`` one row per candidate and
+    anchor (``a`` the candidate, ``b`` the anchor); ``illegal`` and ``errors`` count per agent
+    and show the first ``examples`` cases.
     """
-    from shell_envs.bench.tournament import wilson_interval
-
     table = table or anchor_table()
     ratings: dict[str, Any] = {}
     pairs = []
@@ -222,11 +275,12 @@ def summarize(
         scores = candidate_scores(records, name)
         if not scores:
             continue
-        rating, ci = rate_on_scale(scores, table, confidence, n_resamples, seed)
+        rating, ci = rate_on_scale(scores, table, confidence)
         games = int(sum(len(s) for s in scores.values()))
         ratings[name] = {
-            "rating": rating,
-            "ci": list(ci),
+            "rating": finite_or_none(rating),
+            "ci": [finite_or_none(ci[0]), finite_or_none(ci[1])],
+            "too_few_games": too_few_games(ci),
             "games": games,
             "score": float(sum(np.sum(s) for s in scores.values()) / games),
             "move_seconds": float(move_seconds.get(name, 0.0)),
@@ -260,6 +314,8 @@ def summarize(
             },
         },
         "confidence": confidence,
+        "method": METHOD,
+        "useful_width": USEFUL_WIDTH,
         "games": len(records),
         "ratings": ratings,
         "pairs": pairs,
