@@ -6,9 +6,9 @@ once by a large round robin (``benchmarks/wts_anchors.py``), ``random`` = 0 on t
 the table ships as ``shell_envs/data/wts_anchors.json`` with the date, the package
 version and the games behind it.  A new agent plays games against each anchor and gets a
 Bradley–Terry rating with the anchors held at their table values: the maximum-likelihood
-solution of one equation (:func:`scipy.optimize.brentq`), with one virtual draw per anchor so
+solution of one equation (`scipy.optimize.brentq`), with one virtual draw per anchor so
 that a clean sweep stays finite, and a percentile-bootstrap interval
-(:func:`scipy.stats.bootstrap`) from resampling the games against each anchor.  Ratings from
+(`scipy.stats.bootstrap`) from resampling the games against each anchor.  Ratings from
 different runs, machines and papers are therefore on one scale.
 """
 
