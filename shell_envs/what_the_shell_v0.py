@@ -20,14 +20,14 @@ raw_env = WhatTheShellEnv
 
 
 def parallel_env(**kwargs: Any) -> WhatTheShellEnv:
-    """The PettingZoo ``ParallelEnv``; keyword arguments as for :class:`WhatTheShellEnv`."""
+    """The PettingZoo ``ParallelEnv``; keyword arguments as for [`WhatTheShellEnv`][]."""
     return WhatTheShellEnv(**kwargs)
 
 
 class WhatTheShellAEC(parallel_to_aec_wrapper):
     """PettingZoo's parallel-to-AEC conversion, refusing a bad action at the step that sent it.
 
-    Each player's action is checked when it is sent (:meth:`WhatTheShellEnv.check_action`): a
+    Each player's action is checked when it is sent ([`WhatTheShellEnv.check_action`][]): a
     value that is not an integer, or an illegal cell under ``illegal_action="raise"``, raises
     there and then, and the game stays as it was, so the same player may simply try again.
     """

@@ -1,6 +1,6 @@
-"""Agents for both games behind one policy protocol (see :mod:`shell_envs.agents.base`).
+"""Agents for both games behind one policy protocol (see `shell_envs.agents.base`).
 
-Build one from any agent spec (:mod:`shell_envs.agents.spec`): a built-in name with
+Build one from any agent spec (`shell_envs.agents.spec`): a built-in name with
 settings, a user callable, or a trained model, e.g.
 ``make_agent("what_the_shell", "mcts:iterations=1600", seed=0)``.
 """

@@ -12,14 +12,14 @@ everything is visible except the opponent's simultaneous choice.  They implement
 
     act_with_state(state, action_mask) -> int       # a read-only view of the whole game
 
-(for What the Shell the state is a :class:`~shell_envs.agents.what_the_shell.WhatTheShellView`).
-Whoever runs a game calls :func:`choose_action`, which uses ``act_with_state`` when the agent
+(for What the Shell the state is a [`WhatTheShellView`][]).
+Whoever runs a game calls [`choose_action`][], which uses ``act_with_state`` when the agent
 has it and a state is given, and ``act`` otherwise.  A trained model fits the same protocol
-through :class:`PolicyAgent`.
+through [`PolicyAgent`][].
 
-Built-in agents are made by name with :func:`make_builtin` (and any agent spec with
-:func:`shell_envs.agents.spec.make_agent`); a game's agents live in ``shell_envs.agents.<game>``
-and register themselves with :func:`register_agent` when that module is imported, so
+Built-in agents are made by name with [`make_builtin`][] (and any agent spec with
+[`shell_envs.agents.spec.make_agent`][]); a game's agents live in ``shell_envs.agents.<game>``
+and register themselves with [`register_agent`][] when that module is imported, so
 ``make_agent("scorpion", ...)`` finds Scorpion's agents the same way.
 """
 
@@ -65,7 +65,7 @@ def choose_action(
 
 
 class PolicyAgent:
-    """Wrap a trained model or a plain function as an :class:`Agent`.
+    """Wrap a trained model or a plain function as an [`Agent`][].
 
     ``policy`` is either an object with ``predict(observation, ...)`` (a Stable-Baselines3 model;
     ``action_masks`` is passed when ``predict`` accepts it, as MaskablePPO's does) or a callable
@@ -146,7 +146,7 @@ def agent_names(game: str) -> list[str]:
 def make_builtin(game: str, name: str, seed: int | None = None, **kwargs: Any) -> Agent:
     """Build the agent registered as ``name`` for ``game`` with ``kwargs`` and seed it.
 
-    :func:`shell_envs.agents.make_agent` takes any agent spec and comes here for built-in names.
+    [`shell_envs.agents.make_agent`][] takes any agent spec and comes here for built-in names.
     """
     _load(game)
     if game not in _REGISTRY:
@@ -171,7 +171,7 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
 
 
 class RandomAgent:
-    """Uniform over the legal actions (:meth:`candidates`), seeded."""
+    """Uniform over the legal actions (`candidates`), seeded."""
 
     name = "random"
 

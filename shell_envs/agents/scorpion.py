@@ -1,11 +1,11 @@
 """Built-in Scorpion agents: ``random``, ``greedy``, ``lookahead``, ``pimc``, ``learned``: all fair.
 
 Scorpion hides cards: 12 face down and 3 in the reserve.  The agents decide from a
-:class:`ScorpionView`, the position with those cards masked out (:data:`HIDDEN`) and the list
+`ScorpionView`, the position with those cards masked out (`HIDDEN`) and the list
 of cards whose place is unknown, never from the hidden cards themselves.  Whoever runs a game
-passes ``ScorpionView.from_env(env)`` to :meth:`act_with_state` (or the agent decodes the
-same view from a ``"tableau"`` or ``"cards"`` observation in :meth:`act`).  The heavy loops
-are compiled in :mod:`shell_envs.scorpion.search` and play moves with the rules engine.
+passes ``ScorpionView.from_env(env)`` to `act_with_state` (or the agent decodes the
+same view from a ``"tableau"`` or ``"cards"`` observation in `act`).  The heavy loops
+are compiled in `shell_envs.scorpion.search` and play moves with the rules engine.
 """
 
 from __future__ import annotations
@@ -85,9 +85,9 @@ _CARDS_SIZE = 217
 class ScorpionView:
     """What a Scorpion player sees: the rule arrays with the hidden cards masked out.
 
-    ``tab``, ``lens``, ``fd``, ``reserve`` and ``meta`` follow :mod:`shell_envs.scorpion.rules`,
+    ``tab``, ``lens``, ``fd``, ``reserve`` and ``meta`` follow `shell_envs.scorpion.rules`,
     except that every face-down card in ``tab`` and every reserve card still undealt is
-    :data:`HIDDEN` (``-2``), and ``meta`` keeps no undo history.  ``unseen`` lists, sorted, the
+    `HIDDEN` (``-2``), and ``meta`` keeps no undo history.  ``unseen`` lists, sorted, the
     cards that are neither face up nor removed: the ones whose place the player does not know.
     All arrays are read-only copies.
     """
@@ -282,7 +282,7 @@ class ScorpionView:
 def check_view(tab: Any, lens: Any, fd: Any, reserve: Any, meta: Any, unseen: Any) -> None:
     """Raise ``ValueError`` unless the arrays are what a player can see of some game.
 
-    As :func:`~shell_envs.scorpion.state.check_layout`, with :data:`HIDDEN` in place of every
+    As `check_layout`, with `HIDDEN` in place of every
     face-down card and undealt reserve card, and ``unseen`` listing exactly the cards neither
     face up nor removed, one per hidden place: so the compiled search never reads outside an
     array.
@@ -367,7 +367,7 @@ def _legal(action_mask: np.ndarray) -> np.ndarray:
 
 
 def _view(state: Any) -> ScorpionView:
-    """``state`` if it is a :class:`ScorpionView`, else a ``ValueError``."""
+    """``state`` if it is a `ScorpionView`, else a ``ValueError``."""
     if not isinstance(state, ScorpionView):
         raise ValueError(f"state must be a ScorpionView; got {type(state).__name__}")
     return state
@@ -424,7 +424,7 @@ class RandomAgent(BaseRandomAgent):
 
 
 class GreedyAgent(_FairAgent):
-    """One move ahead: the move whose result scores best by :func:`search.evaluate`.
+    """One move ahead: the move whose result scores best by `search.evaluate`.
 
     It prefers sequence removals, turning face-down cards and same-suit builds; it never
     shuffles a king-headed column between empty columns, never returns to a position it has
@@ -459,10 +459,10 @@ class LookaheadAgent(_FairAgent):
 
     For each of ``samples`` deals of the unseen cards into the hidden places (consistent with
     everything visible), every legal move is played and followed by ``rollouts`` rollouts of
-    ``depth`` moves under a fast greedy policy with noise (:func:`search.rollout_values`,
-    :func:`search.quick_gain`); the move with the best mean
+    ``depth`` moves under a fast greedy policy with noise (`search.rollout_values`,
+    `search.quick_gain`); the move with the best mean
     final evaluation is played, near-ties going to the best immediate gain.  The real hidden
-    cards are never read: the agent only gets a :class:`ScorpionView`.  Like ``greedy`` it
+    cards are never read: the agent only gets a `ScorpionView`.  Like ``greedy`` it
     skips pointless king shuffles and positions it has already been in.
 
     Args:
@@ -574,19 +574,19 @@ class PimcAgent(LookaheadAgent):
     """Perfect-information Monte Carlo on the exact solver: vote over solved determinizations.
 
     At each decision the agent holds a pool of determinizations of the hidden cards
-    (:meth:`ScorpionView.determinize`: the unseen cards dealt at random into the face-down and
+    (`ScorpionView.determinize`: the unseen cards dealt at random into the face-down and
     reserve places), at least ``samples`` of them, drawing more until ``won_target`` are won or
     ``max_samples`` are drawn.  Each is solved with
-    :func:`shell_envs.scorpion.solver.solve_quick` on ``max_nodes`` nodes.  In every won
+    `shell_envs.scorpion.solver.solve_quick` on ``max_nodes`` nodes.  In every won
     sample each candidate move is then solved again from the position it leads to
-    (:func:`~shell_envs.scorpion.solver.solve_children`; the first move of the sample's own
+    (`solve_children`; the first move of the sample's own
     winning line needs no search), and the move that wins in the most samples is played.
-    Ties go to the best immediate gain of :func:`search.evaluate` (moves back into a position
+    Ties go to the best immediate gain of `search.evaluate` (moves back into a position
     already seen count last), then to the seeded generator.  When no sample is won (a lost
-    deal, or a budget too small) the agent plays as :class:`LookaheadAgent` does.  With
+    deal, or a budget too small) the agent plays as `LookaheadAgent` does.  With
     ``every_move=False`` only the first moves of the won samples' lines are candidates (much
     cheaper where moves are many, as under Relaxed): with ``check_lines`` each candidate is
-    solved in every won sample (:meth:`_check_lines`: tried in order of lookahead's rollout
+    solved in every won sample (`_check_lines`: tried in order of lookahead's rollout
     value with ``rollout_order``, else of how many lines propose it; the first that wins in
     every won sample is played), without it each won sample just votes for its line's first
     move.  There a move back into a position seen is tried after the other candidates, and a
@@ -604,11 +604,11 @@ class PimcAgent(LookaheadAgent):
     cards have at most ``exact`` arrangements, the pool is every arrangement once (their share
     of ``samples`` × ``max_nodes`` each).  So the agent searches mostly when cards are
     revealed (with ``refresh``, at every decision, on a pool drawn afresh), and its decisions
-    depend only on the :class:`ScorpionView` and its own seeded draws: the real hidden cards
+    depend only on the `ScorpionView` and its own seeded draws: the real hidden cards
     are never read.
 
     Args:
-        samples: determinizations at least; None: the rule's default (:data:`PIMC_DEFAULTS`).
+        samples: determinizations at least; None: the rule's default (`PIMC_DEFAULTS`).
         won_target: draw more determinizations until this many are won ...
         max_samples: ... or this many are in the pool.
         max_nodes: node budget of one solve.
@@ -618,7 +618,7 @@ class PimcAgent(LookaheadAgent):
             sample (True) or let each won sample vote for its own line's first move (False).
         resolve: solve a sample again at the next decision when the move played left its line.
         exact: enumerate every arrangement of the hidden cards when there are at most this
-            many (0: never; at most :data:`MAX_EXACT`).
+            many (0: never; at most `MAX_EXACT`).
         rollout_order: with ``check_lines``, try the candidates in order of their rollout
             value (as ``lookahead`` rates moves) instead of how many lines propose them.
         reveal_first: among moves that win in equally many samples (with ``check_lines``: as
@@ -651,7 +651,7 @@ class PimcAgent(LookaheadAgent):
         seed: seeds the determinizations and the fallback search.
         rules: the rule assumed when deciding from an observation (views carry their own).
 
-    Every option left None takes the default of the rule in play (:data:`PIMC_DEFAULTS`).
+    Every option left None takes the default of the rule in play (`PIMC_DEFAULTS`).
     """
 
     name = "pimc"
@@ -795,7 +795,7 @@ class PimcAgent(LookaheadAgent):
         the earlier move).  A solve that runs out of budget is repeated on ``deepen`` times the
         budget: an undecided child would otherwise count as a loss, and the move that a won
         sample's line does not take is often one whose proof is just longer.  Verdicts found
-        are kept for :meth:`_advance`.
+        are kept for `_advance`.
         """
         deepen = self.option("deepen", view.relaxed)
         gains = self._gains(view, np.array(candidates, np.int64), visited)
@@ -845,7 +845,7 @@ class PimcAgent(LookaheadAgent):
         visited: np.ndarray,
         budget: int,
     ) -> int:
-        """The move to play when ``best`` (the choice of :meth:`_check_lines`) turns no card or
+        """The move to play when ``best`` (the choice of `_check_lines`) turns no card or
         fails in some won sample: among ``candidates`` and the moves of ``roots`` that turn a
         card, the one with the best fair-plan share (see ``plan`` in the class notes); ties
         keep ``best``, then the order given (candidates first)."""
@@ -1101,7 +1101,7 @@ def _looks_like(state: ScorpionState, view: ScorpionView) -> bool:
 
 
 def _learned(**kwargs: Any) -> Any:
-    """The ``learned`` agent (:mod:`shell_envs.agents.scorpion_learned`), imported when asked
+    """The ``learned`` agent ([`shell_envs.agents.scorpion_learned`][]), imported when asked
     for: this module is what registers it, and that one builds on this one."""
     from shell_envs.agents.scorpion_learned import LearnedAgent
 

@@ -1,11 +1,11 @@
 """The learned Scorpion agent: a move-scoring network trained with MaskablePPO, played fair.
 
-The network (:mod:`shell_envs.scorpion.network`, trained by ``examples/train_scorpion.py``)
+The network ([`shell_envs.scorpion.network`][], trained by ``examples/train_scorpion.py``)
 scores each candidate move from features of the player's view; the agent plays the best one.
 It keeps the memory of positions seen that ``greedy`` keeps, and the same candidates the
 network was trained on: no pointless king shuffles, no move back into a position already
 seen while any other move is left.  It never reads the hidden cards: it decides from a
-:class:`~shell_envs.agents.scorpion.ScorpionView`.  No search, no torch.
+`ScorpionView`.  No search, no torch.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Agent specs: one string names any agent, built in, trained, or written by the user.
 
 Accepted wherever an agent is named (``shell-envs bench``, ``shell-envs play``,
-:func:`~shell_envs.agents.make_agent`, :func:`shell_envs.bench.evaluate`):
+[`make_agent`][], `shell_envs.bench.evaluate`):
 
 ``random``, ``greedy``, ``mcts``, ``lookahead``, …
     A built-in agent, optionally with settings: ``mcts:iterations=1600,candidates=8``.
@@ -16,8 +16,8 @@ Accepted wherever an agent is named (``shell-envs bench``, ``shell-envs play``,
 ``rllib:CHECKPOINT`` or ``rllib:CHECKPOINT?module=ID``
     A saved RLlib module or algorithm checkpoint (extra ``rllib``; What the Shell).
 
-``NAME=SPEC`` gives the agent the label ``NAME``; without it :func:`parse_spec` derives a
-readable one (``mcts:iterations=1600`` is ``mcts-1600``); see :func:`parse_spec`.
+``NAME=SPEC`` gives the agent the label ``NAME``; without it [`parse_spec`][] derives a
+readable one (``mcts:iterations=1600`` is ``mcts-1600``); see [`parse_spec`][].
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class AgentSpec:
     """A parsed agent spec: its label, the spec text and what it names.
 
     ``kind`` is ``"builtin"``, ``"callable"``, ``"ppo"``, ``"rllib"`` or ``"object"`` (an
-    agent object of this process, :func:`object_spec`); ``target`` the agent name,
+    agent object of this process, `object_spec`); ``target`` the agent name,
     ``module:callable`` text or path; ``options`` the settings (built-in keyword
     arguments, or the ``?key=value`` options of a model).
     """
@@ -73,7 +73,7 @@ class AgentSpec:
         return game in GAMES
 
     def make(self, game: str, seed: int | None = None) -> Any:
-        """Build the agent for ``game``, seeded; :class:`AgentSpecError` if it cannot be."""
+        """Build the agent for ``game``, seeded; [`AgentSpecError`][] if it cannot be."""
         if not self.plays(game):
             raise AgentSpecError(f"agent spec {self.spec!r}: there is no {game} agent of that name")
         kwargs = dict(self.options)
@@ -102,7 +102,7 @@ class AgentSpec:
 
 
 def parse_spec(text: str) -> AgentSpec:
-    """Parse ``[NAME=]SPEC`` (see the module doc); :class:`AgentSpecError` when malformed."""
+    """Parse ``[NAME=]SPEC`` (see the module doc); [`AgentSpecError`][] when malformed."""
     if not isinstance(text, str) or not text.strip():
         raise AgentSpecError(f"an agent spec must be a non-empty string, got {text!r}")
     text = text.strip()
@@ -332,7 +332,7 @@ def object_spec(agent: Any, name: str | None = None) -> AgentSpec:
     """A spec for an agent object or a policy function of this process (not picklable text).
 
     The object is used as it is for every game; a function ``f(observation, action_mask)``
-    is wrapped as a :class:`FunctionAgent`.
+    is wrapped as a `FunctionAgent`.
     """
     if callable(getattr(agent, "act", None)):
         label = name or str(getattr(agent, "name", None) or type(agent).__name__)

@@ -1,10 +1,10 @@
 """Built-in What the Shell agents: ``random``, ``greedy``, ``mcts``, ``learned``, ``mcts-learned``.
 
-All follow :class:`~shell_envs.agents.base.Agent`.  ``greedy`` and ``mcts`` read the
-whole position through :meth:`act_with_state` with a :class:`WhatTheShellView`; their ``act``
+All follow [`Agent`][].  ``greedy`` and ``mcts`` read the
+whole position through `act_with_state` with a [`WhatTheShellView`][]; their ``act``
 decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
 not in the observation, and nothing else is lost).  The heuristics and the search are compiled
-and run on the rules engine (:mod:`shell_envs.what_the_shell.search`).
+and run on the rules engine (`shell_envs.what_the_shell.search`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class WhatTheShellView:
     """A read-only view of a What the Shell game for one player.
 
     ``board``, ``eggs`` and ``meta`` are read-only copies of the rules' arrays (see
-    :mod:`shell_envs.what_the_shell.rules`); ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
+    `shell_envs.what_the_shell.rules`); ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
     """
 
     board: np.ndarray
@@ -54,7 +54,7 @@ class WhatTheShellView:
     ) -> WhatTheShellView:
         """A view over read-only copies of the arrays, as seen by ``player``.
 
-        The arrays are checked (:func:`~shell_envs.what_the_shell.position.check_arrays`): a
+        The arrays are checked ([`check_arrays`][]): a
         state no game can have gets a ``ValueError`` (``check=False``: the caller vouches).
         """
         if isinstance(player, (bool, np.bool_)) or player not in (rules.BLACK, rules.WHITE):
@@ -74,7 +74,10 @@ class WhatTheShellView:
 
     @classmethod
     def from_env(cls, env: Any, agent: str) -> WhatTheShellView:
-        """The view of ``agent`` (``"black"`` or ``"white"``) in a :class:`WhatTheShellEnv`."""
+        """The view of ``agent`` (``"black"`` or ``"white"``) in ``env``.
+
+        ``env`` is a [`WhatTheShellEnv`][shell_envs.what_the_shell.env.WhatTheShellEnv].
+        """
         player = {"black": rules.BLACK, "white": rules.WHITE}.get(agent)
         if player is None:
             raise ValueError(f"agent must be 'black' or 'white', got {agent!r}")
@@ -114,7 +117,7 @@ class WhatTheShellView:
     def legal(self, action_mask: Any) -> np.ndarray:
         """The legal cells of ``action_mask`` after checking the view and the mask.
 
-        A view built directly (not through :meth:`of`) is checked here; a mask that is not 81
+        A view built directly (not through [`of`][]) is checked here; a mask that is not 81
         entries or marks an occupied cell legal gets a ``ValueError``.
         """
         if not self.checked:
@@ -141,7 +144,7 @@ def _fits(array: Any, dtype: type) -> bool:
 
 
 def _checked(state: Any) -> WhatTheShellView:
-    """``state`` if it is a :class:`WhatTheShellView`, else a ``ValueError``."""
+    """``state`` if it is a [`WhatTheShellView`][], else a ``ValueError``."""
     if not isinstance(state, WhatTheShellView):
         raise ValueError(f"state must be a WhatTheShellView; got {type(state).__name__}")
     return state
@@ -164,14 +167,14 @@ class _PositionAgent:
             self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """:meth:`act_with_state` on the position decoded from ``observation``."""
+        """`act_with_state` on the position decoded from ``observation``."""
         return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
 
 
 class GreedyAgent(_PositionAgent):
     """One-ply heuristic: complete a five, block the opponent's, capture, extend lines.
 
-    Every empty cell is scored by :func:`search.score_cells`: what the turtle adds to its
+    Every empty cell is scored by `search.score_cells`: what the turtle adds to its
     five-cell windows, the captures it makes and the eggs they hatch (oldest first), what the
     cell denies the opponent, minus a penalty when the turtle could be captured next round.
     Ties are broken at random (seeded).
@@ -303,9 +306,9 @@ class LearnedAgent(_PositionAgent):
     """A learned policy alone, no search: its first moves of a game sampled, then its argmax.
 
     The default network is the shipped policy network
-    (:mod:`shell_envs.what_the_shell.policy_network`, a small convolutional network distilled
+    ([`shell_envs.what_the_shell.policy_network`][], a small convolutional network distilled
     from ``mcts`` by ``examples/train_what_the_shell_policy.py``); a file or arrays of the
-    search's perceptron (:mod:`shell_envs.what_the_shell.network`, as the expert-iteration
+    search's perceptron (`shell_envs.what_the_shell.network`, as the expert-iteration
     example writes them) play by that network's own-move head instead.  The network reads the
     position from the player's point of view; no torch.  With ``temperature`` > 0 a move is
     drawn from the softmax of the logits divided by it (seeded; with ``top_p``, from its
@@ -321,7 +324,7 @@ class LearnedAgent(_PositionAgent):
         temperature: 0 plays the argmax; above 0, sample (default 1).
         top_p: when sampling, only from the most likely cells whose probabilities first sum
             to at least this (nucleus sampling; 1: every legal cell; default 0.5).
-        sample_moves: sample only this many moves after each :meth:`reset` (a game), then
+        sample_moves: sample only this many moves after each `reset` (a game), then
             play the argmax (default 8; None: sample at every move).
         net: a network (tuple of arrays) instead of a file, for training code.
         seed: seeds the sampling and the tie-breaking.
@@ -384,7 +387,7 @@ class GuidedMCTSAgent(_PositionAgent):
 
     Each node holds both players' ``candidates`` cells and their priors, from one forward
     pass, which also values the node (a decided game is valued by its outcome); each side
-    selects independently (:func:`search.run_guided_search`).  The move played is the root's
+    selects independently (`search.run_guided_search`).  The move played is the root's
     most visited candidate (ties at random, seeded).  The options blend in the plain search's
     heuristics, as AlphaGo blended its value network with rollouts: ``mix`` weighs the
     window evaluation of ``mcts`` into the leaf value, ``candidates_from`` draws the

@@ -9,7 +9,7 @@ MAX_WORKERS = 1024
 
 
 def evaluate(agent: object, **kwargs: object) -> object:
-    """Benchmark one agent; see :func:`shell_envs.bench.runner.evaluate` (imported lazily,
+    """Benchmark one agent; see `shell_envs.bench.runner.evaluate` (imported lazily,
     so that the limits above stay cheap to import)."""
     from shell_envs.bench.runner import evaluate as run_evaluate
 

@@ -1,8 +1,8 @@
 """Fit the anchors of What the Shell's fixed rating scale from a round robin, and re-check them.
 
-A round robin of the anchor agents (:data:`shell_envs.bench.scale.ANCHOR_SPECS`), seats
+A round robin of the anchor agents (`shell_envs.bench.scale.ANCHOR_SPECS`), seats
 swapped, gives Bradley–Terry ratings with ``random`` = 0 and percentile-bootstrap intervals
-(:func:`fit`): the shipped table.  :func:`consistent` compares two fits, so the table can be
+(`fit`): the shipped table.  `consistent` compares two fits, so the table can be
 reproduced on demand (``benchmarks/wts_anchors.py --check``).
 """
 

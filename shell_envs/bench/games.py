@@ -5,7 +5,7 @@ position, any illegal action with the position it was played in, any error an ag
 and the agents' decision times.  Agent code is untrusted: an action that is not a legal index
 loses the game (What the Shell) or ends the deal (Scorpion); an exception is caught and
 recorded, and the agent that raised loses, unless ``fail_fast`` asks to stop at once
-(:class:`AgentError`).  Agents are built once per process and spec and reseeded for each
+(`AgentError`).  Agents are built once per process and spec and reseeded for each
 game, so a game's record depends only on its seeds, not on the worker that played it.
 """
 
@@ -90,7 +90,7 @@ def _agent_raised(
     fail_fast: bool,
     where: str,
 ) -> None:
-    """Record that the agent raised at ``step``, or stop the bench (:class:`AgentError`)."""
+    """Record that the agent raised at ``step``, or stop the bench (`AgentError`)."""
     if fail_fast:
         raise AgentError(f"agent {label!r} raised {where}: {type(exc).__name__}: {exc}") from None
     record["errors"].append(_error(label, game, step, exc))
@@ -242,7 +242,7 @@ def play_scorpion(
     """Deal number ``deal`` played by an agent spec's agent or an agent object, seeded with
     ``agent_seed``; returns the record and ``[seconds, moves]``.
 
-    The game ends as :mod:`shell_envs.bench.patience` describes; an illegal action or an
+    The game ends as `shell_envs.bench.patience` describes; an illegal action or an
     exception ends it too (``end`` is ``"illegal"`` or ``"error"``).
     """
     agent, label = _player(SCORPION, agent, agent_seed)

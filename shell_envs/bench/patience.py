@@ -1,11 +1,11 @@
 """Scorpion benchmark: every agent plays the same fixed, numbered deals, Classic and Relaxed.
 
 A game ends when it is won, when no legal action is left, when only pointless king shuffles
-are left (:func:`shell_envs.scorpion.search.is_dead`: no progress is possible any more),
-after :data:`STALL_MOVES` moves that neither turn a card, deal the reserve nor remove a
-sequence (the agent is wandering), at :data:`MAX_MOVES` moves, or when the agent plays an
-illegal action or raises.  Deals come from two fixed sets (:data:`DEAL_SETS`).  Agents decide from a
-:class:`~shell_envs.agents.scorpion.ScorpionView`, never from the hidden cards.
+are left (`shell_envs.scorpion.search.is_dead`: no progress is possible any more),
+after `STALL_MOVES` moves that neither turn a card, deal the reserve nor remove a
+sequence (the agent is wandering), at `MAX_MOVES` moves, or when the agent plays an
+illegal action or raises.  Deals come from two fixed sets (`DEAL_SETS`).  Agents decide from a
+`ScorpionView`, never from the hidden cards.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ def play_deal(
 ) -> tuple[bool, int, int, str]:
     """Play deal number ``deal`` as the bench does (agent seeded with ``deal``).
 
-    Returns ``(won, score, moves, end)``; ``end`` is one of :data:`ENDS`.  An agent that
-    raises stops the game with :class:`~shell_envs.bench.games.AgentError`.
+    Returns ``(won, score, moves, end)``; ``end`` is one of `ENDS`.  An agent that
+    raises stops the game with `AgentError`.
     """
     record, _ = play_scorpion(agent, deal, rules, deal, max_moves, stall_moves, True)
     return record["won"], record["score"], record["moves"], record["end"]

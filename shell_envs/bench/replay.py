@@ -2,7 +2,7 @@
 
 A record holds everything a game depends on (seeds, rules, deal, every action), so replaying
 it in a fresh env reproduces the game exactly; every replay checks that it ends in the
-recorded final position (:class:`ReplayMismatch` otherwise).
+recorded final position (`ReplayMismatch` otherwise).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def positions(record: dict[str, Any], render_mode: str) -> Iterator[tuple[str, A
 
 
 def _check(record: dict[str, Any], final: dict[str, Any]) -> None:
-    """Raise :class:`ReplayMismatch` unless ``final`` is the recorded final position."""
+    """Raise `ReplayMismatch` unless ``final`` is the recorded final position."""
     if json.loads(json.dumps(final)) != record["final"]:
         raise ReplayMismatch(
             f"game {record['index']}: the replay ends in {final}, the record says {record['final']}"

@@ -416,9 +416,9 @@ def check_writable(out: str | Path, overwrite: bool = False) -> Path:
 
 
 class BenchReport:
-    """A bench's figures (:meth:`to_dict`, the ``results.json`` data) and its game records.
+    """A bench's figures (`to_dict`, the ``results.json`` data) and its game records.
 
-    :meth:`markdown` and :meth:`plot` present the figures; :meth:`write` writes the results
+    `markdown` and `plot` present the figures; `write` writes the results
     folder: ``results.json``, ``results.md``, ``results.png`` and ``games.jsonl`` (one record
     per game, replayable with ``shell-envs replay``).
     """

@@ -1,15 +1,15 @@
 """The ``shell-envs bench`` job: any agents, both games, one fixed scale, full game records.
 
 What the Shell: every agent plays ``games`` games against each anchor of the fixed rating
-scale (:mod:`shell_envs.bench.scale`), seats swapped, and is rated with the anchors held at
+scale (`shell_envs.bench.scale`), seats swapped, and is rated with the anchors held at
 their shipped values.  Scorpion: every agent plays the same deals of a fixed deal set
-(:data:`~shell_envs.bench.patience.DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
+(`DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
 task for a pool of worker processes (``ProcessPoolExecutor``), so the progress bars tick per
 finished game; a game's seeds depend only on the bench seed and its place in the schedule,
 so the figures do not depend on the number of workers.  Compiled code is built once, before
 the workers start: in the main process, and the second game's at the same time in a process
-of its own (:func:`warm_up_games`).  :func:`run_bench` writes the results folder
-(:mod:`shell_envs.bench.report`); :func:`evaluate` returns the report of one agent.
+of its own (`warm_up_games`).  `run_bench` writes the results folder
+(`shell_envs.bench.report`); `evaluate` returns the report of one agent.
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def check_agents(settings: Settings) -> Settings:
 
     A saved model that loads for some of the games only (its observations are one game's)
     plays those; the settings returned say so.  A model that fits none, and any other agent
-    that fails to load, raises :class:`AgentSpecError`.
+    that fails to load, raises [`AgentSpecError`][].
     """
     unfit: set[tuple[str, str]] = set()
     for spec in settings.agents:
@@ -228,7 +228,7 @@ def warm_up(
     A few moves of each built-in agent (and of the anchors) compile what they use.  Run
     before the workers start, so that they load it from the disk cache instead of each
     compiling it again.  With ``notice``, when the code is not cached yet,
-    one line says so and where the cache lives (:func:`shell_envs.core.jit.compile_notice`).
+    one line says so and where the cache lives ([`shell_envs.core.jit.compile_notice`][]).
     """
     from shell_envs.core.jit import compile_notice
 
@@ -252,7 +252,7 @@ def warm_up_games(
     workers: int = 1,
     notice: bool = True,
 ) -> None:
-    """:func:`warm_up`, with each game after the first compiled at the same time in a
+    """`warm_up`, with each game after the first compiled at the same time in a
     process of its own when ``workers`` allows and its code is not cached yet.
 
     The other process only fills the disk cache (the games share no compiled code), and this
@@ -309,7 +309,7 @@ def _fill_cache(games_played: list[str], rules: tuple[str, ...], agents: tuple) 
 def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.BenchReport:
     """Play the bench ``settings`` describe and return its report (nothing is written).
 
-    Ctrl-C stops at once: :class:`BenchInterrupted` carries the report of the finished games.
+    Ctrl-C stops at once: `BenchInterrupted` carries the report of the finished games.
     """
     start = time.perf_counter()
     settings = check_agents(settings)
@@ -455,7 +455,7 @@ def summarize(
 
 class BenchInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped the bench; ``report`` covers the games that finished (``paths`` once
-    :func:`run_bench` has written them)."""
+    `run_bench` has written them)."""
 
     def __init__(self, result: report.BenchReport, paths: dict[str, Path] | None = None) -> None:
         super().__init__("the bench was interrupted")
@@ -490,7 +490,7 @@ def make_settings(
     quick: bool = False,
     fail_fast: bool = False,
 ) -> Settings:
-    """Checked :class:`Settings` from the command line's choices (``ValueError`` if bad)."""
+    """Checked `Settings` from the command line's choices (``ValueError`` if bad)."""
     game_choices = {"all": GAMES, "what-the-shell": GAMES[:1], "scorpion": GAMES[1:]}
     game_choices.update({g: (g,) for g in GAMES})
     if game not in game_choices:
@@ -579,7 +579,7 @@ def evaluate(
 ) -> report.BenchReport:
     """Benchmark one agent as ``shell-envs bench --agent`` does; returns its report.
 
-    ``agent`` is an agent spec (text or :class:`~shell_envs.agents.spec.AgentSpec`), an agent
+    ``agent`` is an agent spec (text or [`AgentSpec`][]), an agent
     object (``act(observation, action_mask)``, played in this process) or a policy function
     ``f(observation, action_mask) -> int``.  The figures are those the command line gives
     for the same settings; ``report.markdown()``, ``report.to_dict()``, ``report.plot(path)``

@@ -1,6 +1,6 @@
 """Scorpion speed: random-play env steps/s through ``gym.make`` beside CartPole, and playouts.
 
-Both environments run the same random-legal-action loop (:func:`~shell_envs.bench.speed.pick_legal`
+Both environments run the same random-legal-action loop (`pick_legal`
 on a mask): Scorpion with its action mask from ``info`` and its observation encoder,
 CartPole with an all-true mask.  The compiled workload is the engine's random playout over
 fresh deals.  Warm-up (compilation included) is measured apart from the rates.
@@ -65,7 +65,7 @@ def playout_moves(relaxed: bool = False) -> Callable[[int], int]:
 def scorpion_workloads(
     encoder: str = "tableau", rules: str = "classic", seed: int = 0
 ) -> dict[str, tuple[str, Callable[[int], int]]]:
-    """The Scorpion workloads, ready for :func:`measure_side_by_side`: ``{name: (unit, run)}``."""
+    """The Scorpion workloads, ready for `measure_side_by_side`: ``{name: (unit, run)}``."""
     return {
         ENV_STEPS: (
             f"steps ({encoder}, {rules})",

@@ -3,9 +3,9 @@
 Each pair of agents plays the same number of games, half with each agent as black.  A game's
 seeds derive from the tournament seed, the pair and the game number alone, so results do not
 depend on how games are spread over worker processes.  The anchors of the fixed rating scale
-(:mod:`shell_envs.bench.scale`) are fitted from such a round robin.  Statistics come from libraries:
-Wilson intervals from :func:`scipy.stats.binomtest`, the Bradley–Terry fit from
-:func:`choix.ilsr_pairwise_dense` and its intervals from :func:`scipy.stats.bootstrap`.
+(`shell_envs.bench.scale`) are fitted from such a round robin.  Statistics come from libraries:
+Wilson intervals from `scipy.stats.binomtest`, the Bradley–Terry fit from
+`choix.ilsr_pairwise_dense` and its intervals from `scipy.stats.bootstrap`.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def percentile_bootstrap(
     seed: int,
 ) -> tuple[Any, Any]:
     """The percentile-bootstrap interval of ``statistic(*samples)``, each sample resampled on
-    its own (:func:`scipy.stats.bootstrap`), widened to hold ``estimate``; collapsed onto
+    its own (`scipy.stats.bootstrap`), widened to hold ``estimate``; collapsed onto
     ``estimate`` when a sample has a single value (nothing to resample)."""
     estimate = np.asarray(estimate, float)
     if not all(len(s) > 1 for s in samples):

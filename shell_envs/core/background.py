@@ -2,7 +2,7 @@
 
 The first use of an environment on a machine would wait 10 s or more for numba to compile
 its rules.  Instead, an environment built while its rules are not in the disk cache starts
-one background process that compiles them into the cache (:func:`start`), and until that
+one background process that compiles them into the cache ([`start`][]), and until that
 process is done the rule functions called from Python run as the plain Python functions
 numba compiles (as under ``NUMBA_DISABLE_JIT=1``: the same games, about 30–200× slower).
 The first call after it is done loads the machine code from the cache, and from then on
@@ -10,11 +10,11 @@ every call runs compiled.  So the first ``reset`` and ``step`` come at once, and
 that ends before the compile does leaves a full cache for the next run.
 
 How: every compiled rule function gets a hook on numba's compile-on-first-call path
-(:func:`tiered`), the only path a call from Python with new argument types takes; calls that
+([`tiered`][]), the only path a call from Python with new argument types takes; calls that
 find machine code, and compiled code calling compiled code, never pass through it.
 
 ``SHELL_ENVS_BACKGROUND_COMPILE=0`` switches this off (compile in the foreground, as the
-command-line tools do); :func:`wait` blocks until the background compiles are done.
+command-line tools do); [`wait`][] blocks until the background compiles are done.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """One place that decides how rule code is compiled.
 
-Every rule function in the project is decorated with :func:`jit` (or :func:`jit_parallel`
+Every rule function in the project is decorated with [`jit`][] (or [`jit_parallel`][]
 for batch loops), so the single environments, the batched environments, the agents and
 the solver all run the same machine code.  ``NUMBA_DISABLE_JIT=1`` turns every one of them
 into plain Python for debugging and coverage.
@@ -192,7 +192,7 @@ def jit(fn):
 
 
 def jit_inline(fn):
-    """:func:`jit`, and inlined into every compiled caller (numba IR inlining).
+    """[`jit`][], and inlined into every compiled caller (numba IR inlining).
 
     For small rule steps on hot paths: inlined, their array arguments need no reference
     counting (an atomic operation per array per call, which parallel batch loops otherwise
@@ -238,9 +238,9 @@ def compile_notice(
     Compilation of the rules takes from seconds to a minute the first time on a machine
     and nothing afterwards, so a first command that would otherwise sit silent tells the
     user why and how long.  Prints to ``file`` (standard error by default) only when some
-    of ``functions`` are not cached yet (:func:`is_cached`); returns whether it printed.
+    of ``functions`` are not cached yet ([`is_cached`][]); returns whether it printed.
     With ``background``, says that they compile in another process and run as plain Python
-    until then (:mod:`shell_envs.core.background`).
+    until then ([`shell_envs.core.background`][]).
     """
     if is_cached(*functions):
         return False

@@ -85,7 +85,7 @@ def _as_bytes(masks):
 
 @overload(_as_bytes)
 def _as_bytes_compiled(masks):
-    """Compiled :func:`_as_bytes`: chosen by the type of ``masks`` when compiling."""
+    """Compiled `_as_bytes`: chosen by the type of ``masks`` when compiling."""
     dtype = masks.dtype
     byte = isinstance(dtype, types.Boolean) or getattr(dtype, "bitwidth", 0) == 8
     if byte and masks.layout == "C":
@@ -95,7 +95,7 @@ def _as_bytes_compiled(masks):
 
 @jit
 def _sample(masks):
-    """:func:`random_legal_actions` over a C-contiguous ``uint8`` view of the masks."""
+    """[`random_legal_actions`][] over a C-contiguous ``uint8`` view of the masks."""
     n, width = masks.shape
     out = np.empty(n, np.int64)
     legal = np.empty(width, np.int64)
@@ -130,7 +130,7 @@ def random_legal_actions(masks: np.ndarray) -> np.ndarray:
     and picks one of them uniformly.  Once two consecutive rows needed that pass and found
     under a quarter of the actions legal, the next rows go straight to it (draws would mostly
     miss) until a row is found denser again; every row stays exactly uniform either way.  The
-    draws come from a splitmix64 stream seeded by numba's generator (so :func:`seed_compiled`
+    draws come from a splitmix64 stream seeded by numba's generator (so [`seed_compiled`][]
     makes it repeatable); 53-bit uniforms keep any bias below 1e-15.  Serial on purpose: a
     row costs a few nanoseconds, less than waking worker threads.
     """

@@ -7,7 +7,7 @@ and decrements of one shared counter: several per array per game step, and on tw
 counter's cache line bounces between them.  Profiles of the Scorpion batch step showed these
 atomics as the largest single cost.
 
-:func:`row` makes the same view with no reference to the parent's memory, so nothing is
+`row` makes the same view with no reference to the parent's memory, so nothing is
 counted.  That is safe only while the parent is alive for the whole loop, as an argument of
 the compiled batch function is, and only while the view stays inside compiled code (never
 returned or stored).  Under ``NUMBA_DISABLE_JIT=1`` it is plain ``array[i]``.
@@ -27,7 +27,7 @@ __all__ = ["row"]
 
 
 def _row_codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-    """LLVM of :func:`row`: the parent's row ``index`` with a null memory-info pointer."""
+    """LLVM of `row`: the parent's row ``index`` with a null memory-info pointer."""
     array_type, index_type = signature.args
     parent = make_array(array_type)(context, builder, args[0])
     i = context.cast(builder, args[1], index_type, types.intp)

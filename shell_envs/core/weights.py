@@ -1,8 +1,8 @@
 """Small networks stored as named ``float32`` arrays in ``.npz`` files, checked on load.
 
-The learned agents of both games (:mod:`shell_envs.what_the_shell.network`,
-:mod:`shell_envs.scorpion.network`) keep their weights this way, so that playing needs only
-numpy: each game module describes its network with a :class:`NetworkFormat` (the arrays'
+The learned agents of both games (`shell_envs.what_the_shell.network`,
+[`shell_envs.scorpion.network`][]) keep their weights this way, so that playing needs only
+numpy: each game module describes its network with a `NetworkFormat` (the arrays'
 names, their shapes for a hidden-layer width, the file shipped in ``shell_envs/data``).
 """
 
@@ -89,7 +89,7 @@ class NetworkFormat:
         save(self.check(net), self.names, path)
 
     def load(self, path: str | Path) -> Network:
-        """Read a network from an ``.npz`` file written by :meth:`save`."""
+        """Read a network from an ``.npz`` file written by `save`."""
         return self.check(load(path, self.names))
 
     def shipped(self) -> Network:

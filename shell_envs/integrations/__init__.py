@@ -1,10 +1,10 @@
 """Adapters to training libraries; each module imports its library, the package never does.
 
-- :mod:`shell_envs.integrations.sb3`: the batched Scorpion env and What the Shell self-play
+- [`shell_envs.integrations.sb3`][]: the batched Scorpion env and What the Shell self-play
   (both seats of every game as rows) as Stable-Baselines3 ``VecEnv`` adapters (masks for
   sb3-contrib's MaskablePPO) and trained models as agents (extra ``train``).
-- :mod:`shell_envs.integrations.rllib`: What the Shell as an RLlib ``MultiAgentEnv`` with
+- [`shell_envs.integrations.rllib`][]: What the Shell as an RLlib ``MultiAgentEnv`` with
   action masking on RLlib's new API stack (extra ``rllib``).
-- :mod:`shell_envs.integrations.evaluation`: head-to-head matches with Wilson intervals, used
+- [`shell_envs.integrations.evaluation`][]: head-to-head matches with Wilson intervals, used
   to evaluate trained agents (numpy only).
 """

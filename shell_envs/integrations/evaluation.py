@@ -1,11 +1,11 @@
 """Evaluate agent objects, trained ones included, in the formats of ``shell-envs bench``.
 
 ``shell-envs bench`` builds its agents by name; these helpers take agent objects (a trained
-model from :mod:`shell_envs.integrations.sb3` or :mod:`shell_envs.integrations.rllib`, or a
+model from [`shell_envs.integrations.sb3`][] or [`shell_envs.integrations.rllib`][], or a
 built-in agent by name) and play them with the benchmark's own game functions: What the Shell
 matches with the tournament's seat-alternating schedule and seeds
-(:mod:`shell_envs.bench.tournament`), Scorpion deals with its end rules
-(:mod:`shell_envs.bench.patience`).  Rates come with Wilson 95% intervals.
+(`shell_envs.bench.tournament`), Scorpion deals with its end rules
+(`shell_envs.bench.patience`).  Rates come with Wilson 95% intervals.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def play_match(
     """Play ``games`` What the Shell games between two agents, as a bench tournament pair does.
 
     The games, seats (alternating) and seeds are those of
-    :func:`shell_envs.bench.tournament.schedule` for a pair; truncation counts as a draw.
+    `shell_envs.bench.tournament.schedule` for a pair; truncation counts as a draw.
     Both agents get the full position when they can use it.  Names are built with
     ``make_agent``.
     """
@@ -191,7 +191,7 @@ def play_scorpion(
 ) -> ScorpionResult:
     """Play each deal number once with ``agent`` under the bench's end rules.
 
-    Each game is :func:`shell_envs.bench.patience.play_deal`: it also ends when no progress is
+    Each game is `shell_envs.bench.patience.play_deal`: it also ends when no progress is
     possible any more or after a long run of moves without progress, and at ``max_moves``
     (the bench's cap by default).  A trained model plays the env's default ``"tableau"``
     observations.

@@ -1,6 +1,6 @@
 """What the Shell under Ray RLlib's new API stack: a ``MultiAgentEnv`` with action masking.
 
-:class:`WhatTheShellMultiAgentEnv` wraps the PettingZoo parallel env for RLlib: agent ids
+[`WhatTheShellMultiAgentEnv`][] wraps the PettingZoo parallel env for RLlib: agent ids
 ``"black"`` and ``"white"``, per-agent ``observation_spaces``/``action_spaces``, the
 ``"__all__"`` done flags, and observations in the layout of RLlib's action-masking example
 module (``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``):
@@ -8,11 +8,11 @@ module (``ray/rllib/examples/rl_modules/classes/action_masking_rlm.py``):
 ``config["opponent"]`` (an agent name or object) one seat per game is played by that agent
 inside the env and only the other seat is an RLlib agent.
 
-:class:`MaskedPPOTorchRLModule` is that example module rebuilt on PPO's current default torch
+[`MaskedPPOTorchRLModule`][] is that example module rebuilt on PPO's current default torch
 module (the example's base class is deprecated): illegal cells get ``-inf`` logits in every
-forward pass.  :func:`register` makes the env known to ``register_env``;
-:func:`masked_ppo_config` is a ``PPOConfig`` with one shared policy or one per colour, each
-masked; :class:`RLModuleAgent` plays a trained module as a :mod:`shell_envs.agents` agent.
+forward pass.  [`register`][] makes the env known to ``register_env``;
+[`masked_ppo_config`][] is a ``PPOConfig`` with one shared policy or one per colour, each
+masked; [`RLModuleAgent`][] plays a trained module as a [`shell_envs.agents`][] agent.
 Needs the extra ``rllib``.
 """
 
@@ -48,7 +48,7 @@ POLICIES = ("shared", "two")
 class WhatTheShellMultiAgentEnv(MultiAgentEnv):
     """What the Shell as an RLlib multi-agent env (both colours act every round).
 
-    ``config`` holds :class:`~shell_envs.what_the_shell.env.WhatTheShellEnv`'s keywords
+    ``config`` holds [`WhatTheShellEnv`][]'s keywords
     (``obs_encoder`` defaults to ``"flat"``, which RLlib's default MLP encoder takes as it is)
     and optionally ``opponent``: an agent name (``"random"``, ``"greedy"``, ``"mcts"``) or agent
     object that plays a seat drawn at random each game, leaving one RLlib agent.
@@ -192,7 +192,7 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
 
 
 def register(name: str = ENV_NAME) -> str:
-    """Register :class:`WhatTheShellMultiAgentEnv` with RLlib under ``name``; returns it."""
+    """Register [`WhatTheShellMultiAgentEnv`][] with RLlib under ``name``; returns it."""
     register_env(name, lambda config: WhatTheShellMultiAgentEnv(config))
     return name
 

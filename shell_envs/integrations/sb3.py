@@ -1,6 +1,6 @@
 """Stable-Baselines3 adapters: batched Scorpion, What the Shell self-play, models as agents.
 
-``ScorpionVecEnv(num_envs)`` runs :class:`~shell_envs.scorpion.vector.ScorpionVectorEnv` (one
+``ScorpionVecEnv(num_envs)`` runs [`ScorpionVectorEnv`][] (one
 compiled loop over all games) behind SB3's ``VecEnv`` API, so MaskablePPO trains on it as on a
 ``DummyVecEnv`` of single envs, without a Python env object per game::
 
@@ -22,7 +22,7 @@ agent), so MaskablePPO self-plays with the masks of every row and no SuperSuit::
 
     model = MaskablePPO("MlpPolicy", WhatTheShellSelfPlayVecEnv(8, obs_encoder="flat"))
 
-:func:`load_agent` turns a saved model into an agent for
+[`load_agent`][] turns a saved model into an agent for
 ``play``, ``bench`` and the evaluations.  Needs the extra ``train`` (stable-baselines3,
 sb3-contrib).
 """
@@ -157,9 +157,9 @@ class WhatTheShellSelfPlayVecEnv(VecEnv):
     Ended games restart at once; each of their rows reports ``terminal_observation`` and
     ``TimeLimit.truncated`` (a ``max_rounds`` cut).  Observations are the rows' own encoded
     boards (``obs_encoder``, from that seat's side); masks reach MaskablePPO through
-    ``env_method("action_masks")``, and :meth:`action_masks` gives them as ``bool[rows, 81]``.
+    ``env_method("action_masks")``, and [`action_masks`][] gives them as ``bool[rows, 81]``.
     Infos are the parallel env's per-seat infos plus ``"seat"`` (0 black, 1 white).
-    ``env_kwargs`` go to :class:`~shell_envs.what_the_shell.env.WhatTheShellEnv`.
+    ``env_kwargs`` go to [`WhatTheShellEnv`][].
     """
 
     def __init__(
@@ -374,7 +374,7 @@ class WhatTheShellModelAgent:
         return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
 
     def act_with_state(self, state: Any, action_mask: np.ndarray) -> int:
-        """The model's cell for a :class:`~shell_envs.agents.what_the_shell.WhatTheShellView`."""
+        """The model's cell for a [`WhatTheShellView`][]."""
         observation = self.encode(state.board, state.eggs, state.meta, state.player)
         mask = np.asarray(action_mask).astype(bool)
         if self._dict_obs:
@@ -448,8 +448,8 @@ def load_agent(
 ) -> Any:
     """A saved MaskablePPO model as an agent of ``game`` (what the spec ``ppo:PATH`` loads).
 
-    What the Shell models play in any env (:class:`WhatTheShellModelAgent`); Scorpion models
-    (:class:`ScorpionModelAgent`) name the encoder their env must use.  ``encoder`` checks
+    What the Shell models play in any env ([`WhatTheShellModelAgent`][]); Scorpion models
+    ([`ScorpionModelAgent`][]) name the encoder their env must use.  ``encoder`` checks
     (or, for Scorpion, picks) the training encoder when the observation shape is ambiguous.
     """
     if game not in ("what_the_shell", "scorpion"):

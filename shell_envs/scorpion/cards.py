@@ -1,7 +1,7 @@
 """Card codes of the Scorpion deck: ``"4H"`` ↔ index ``suit * 13 + rank - 1`` (suits S, H, D, C).
 
 The index is what the rule arrays and the actions use; the two-character code is what people
-read and write (deals, :meth:`ScorpionEnv.position`, messages).
+read and write (deals, [`ScorpionEnv.position`][], messages).
 """
 
 from __future__ import annotations

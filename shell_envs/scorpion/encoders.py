@@ -1,11 +1,11 @@
 """Observation encoders for Scorpion: what an agent sees of a position.
 
 An encoder has a ``space`` (a ``gymnasium.spaces.Space``) and ``encode(state)`` taking a
-:class:`~shell_envs.scorpion.state.ScorpionState` and returning an element of that space.
+[`ScorpionState`][] and returning an element of that space.
 It may also offer ``step(state, action, allow_undo, mask)`` that plays the action and encodes
 in one compiled call (as the built-in ones do); the env then uses it on its hot path.
 Face-down cards and reserve cards are never revealed by the built-in encoders.  Add your own
-with :func:`register_encoder` and pick it with ``gym.make(..., obs_encoder="name")``; the env
+with [`register_encoder`][] and pick it with ``gym.make(..., obs_encoder="name")``; the env
 calls the factory with no arguments.
 """
 
@@ -32,7 +32,7 @@ LOC_REMOVED = 8
 
 @jit_inline
 def encode_tableau(tab, lens, fd, reserve, meta, out):
-    """Fill ``out`` (366) with the tableau view described by :class:`TableauEncoder`.
+    """Fill ``out`` (366) with the tableau view described by [`TableauEncoder`][].
 
     Every depth of every column is written with selects and no branches, which the compiler
     turns into a few vector instructions per column (it runs once per step of every game).
@@ -50,7 +50,7 @@ def encode_tableau(tab, lens, fd, reserve, meta, out):
 
 @jit
 def encode_cards(tab, lens, fd, reserve, meta, out):
-    """Fill ``out`` (217) with the per-card view described by :class:`CardsEncoder`."""
+    """Fill ``out`` (217) with the per-card view described by [`CardsEncoder`][]."""
     for card in range(rules.N_CARDS):
         out[card * 4] = LOC_HIDDEN
         out[card * 4 + 1] = 0
@@ -75,7 +75,7 @@ def encode_cards(tab, lens, fd, reserve, meta, out):
 
 @jit
 def step_tableau(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out):
-    """:func:`rules.step` and :func:`encode_tableau` in one compiled call (the env's hot path)."""
+    """`rules.step` and `encode_tableau` in one compiled call (the env's hot path)."""
     result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
     encode_tableau(tab, lens, fd, reserve, meta, out)
     return result
@@ -83,7 +83,7 @@ def step_tableau(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, o
 
 @jit
 def step_cards(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out):
-    """:func:`rules.step` and :func:`encode_cards` in one compiled call (the env's hot path)."""
+    """`rules.step` and `encode_cards` in one compiled call (the env's hot path)."""
     result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
     encode_cards(tab, lens, fd, reserve, meta, out)
     return result

@@ -31,7 +31,7 @@ class ScorpionEnv(gym.Env):
 
     Actions: ``card_index * 7 + column`` (card index = suit * 13 + rank - 1, suits S, H, D, C;
     column 0–6) moves that card and everything above it; 364 deals the reserve; with
-    ``allow_undo=True``, 365 undoes the last move.  Use :meth:`action_masks` (or
+    ``allow_undo=True``, 365 undoes the last move.  Use [`action_masks`][] (or
     ``info["action_mask"]``) to see which actions are legal.
     """
 
@@ -216,7 +216,7 @@ class ScorpionEnv(gym.Env):
     def set_state(self, state: ScorpionState) -> None:
         """Continue from a copy of ``state`` (whose rule flag must match this env's ``rules``).
 
-        The state is checked first (:func:`~shell_envs.scorpion.state.check_state`): arrays
+        The state is checked first (`check_state`): arrays
         no game can have get a ``ValueError`` naming what is wrong, and the env is unchanged.
         """
         if not isinstance(state, ScorpionState):
@@ -283,7 +283,7 @@ _RULE_MODULES = ("shell_envs.scorpion.rules", "shell_envs.scorpion.encoders")
 def _compile_in_background(options: dict[str, Any], encoder: Any) -> None:
     """Compile the rules an env with these ``options`` (and their ``encoder``) runs in a
     background process, if they are not cached; they run as plain Python until then
-    (:mod:`shell_envs.core.background`)."""
+    ([`shell_envs.core.background`][])."""
     background.start(
         "shell_envs.scorpion.env:_exercise",
         options,

@@ -1,26 +1,26 @@
 """The learned Scorpion policy: move features, a numpy forward pass and its weights file.
 
-The policy scores each candidate move from :data:`N_FEATURES` numbers that describe it
-(:func:`move_features`): its change in the hand-written evaluation
-(:func:`shell_envs.scorpion.search.evaluate`), the points it scores, whether it turns a card,
+The policy scores each candidate move from `N_FEATURES` numbers that describe it
+([`move_features`][]): its change in the hand-written evaluation
+(`shell_envs.scorpion.search.evaluate`), the points it scores, whether it turns a card,
 removes a sequence, deals the reserve or sends a king to an empty column, the block it moves
 and where to, what can be played after it (how many moves, the best one's evaluation change,
 whether nothing is left), what it leaves behind (cards still face down and face up in the column it
 leaves, whether the card it uncovers can move on), whether it leads back into a position
 already seen this game, and a few numbers about the game (cards still face down, reserve
 dealt, moves made, how many candidates there are).  Everything is computed on the player's
-view, with the face-down and reserve cards :data:`~shell_envs.scorpion.search.HIDDEN`: a
+view, with the face-down and reserve cards `HIDDEN`: a
 card a move turns stays unknown.
 Candidates are the legal moves less pointless king shuffles
-(:func:`~shell_envs.scorpion.search.is_pointless`) and moves back into a position seen before
+(`is_pointless`) and moves back into a position seen before
 (the loop-avoiding mask); when that leaves nothing, every legal move but the shuffles is a
 candidate, then every legal move.
 
 The score of a move is a linear term plus a small multilayer perceptron (two tanh hidden
 layers) on its features, the same network for every move; the policy is the softmax of the
-scores over the candidates.  The weights are numpy ``float32`` arrays (:data:`WEIGHT_NAMES`)
+scores over the candidates.  The weights are numpy ``float32`` arrays (`WEIGHT_NAMES`)
 in an ``.npz`` file; the shipped one is ``shell_envs/data/scorpion_network.npz``
-(:func:`shipped`).  Playing needs no torch (training does: ``examples/train_scorpion.py``).
+(`shipped`).  Playing needs no torch (training does: ``examples/train_scorpion.py``).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def follow_ups(tab, lens, fd, meta, out):
 
 @jit
 def _best_follow_up(tab, lens, fd, reserve, meta, hist, loc, nexts):
-    """``(count, best gain)`` of the follow-ups of a view (:func:`follow_ups`); gain 0 if none."""
+    """``(count, best gain)`` of the follow-ups of a view ([`follow_ups`][]); gain 0 if none."""
     k = follow_ups(tab, lens, fd, meta, nexts)
     if k == 0:
         return 0, 0.0
@@ -131,7 +131,7 @@ def _best_follow_up(tab, lens, fd, reserve, meta, hist, loc, nexts):
 def move_features(tab, lens, fd, reserve, meta, legal, k, visited, n_visited, feats, moves):
     """The candidates among ``legal[:k]`` and their features: returns ``(count, level)``.
 
-    The position must be a view (hidden cards :data:`search.HIDDEN`); it is changed and restored.
+    The position must be a view (hidden cards `search.HIDDEN`); it is changed and restored.
     Writes the candidate moves to ``moves`` and their features to ``feats`` (one row each,
     room for ``k`` rows); ``visited[:n_visited]`` are the hashes of the positions seen.
     ``level`` is 0 when the loop-avoiding mask left candidates, 1 when only revisits were left,
@@ -255,8 +255,8 @@ def batch_features(tab, lens, fd, reserve, meta, masks, visited, n_visited, obs,
                    levels):  # fmt: skip
     """Training observations of a batch of games (the batched env's arrays, full states).
 
-    Each game's view is scored as :func:`move_features` does; ``obs[i]`` gets the features of
-    its first :data:`N_SLOTS` candidates (zeros after), ``slots[i]`` their actions,
+    Each game's view is scored as [`move_features`][] does; ``obs[i]`` gets the features of
+    its first `N_SLOTS` candidates (zeros after), ``slots[i]`` their actions,
     ``counts[i]`` how many (0: no legal move) and ``levels[i]`` the level.  The position seen
     now is added to ``visited[i]`` first.
     """

@@ -1,6 +1,6 @@
 """Scorpion rules as pure compiled functions over a few small state arrays.
 
-A game is six numpy arrays (see :class:`shell_envs.scorpion.state.ScorpionState`), passed to
+A game is six numpy arrays (see [`shell_envs.scorpion.state.ScorpionState`][]), passed to
 every rule function and mutated in place, so the single environment, a batched environment
 (``prange`` over games with arrays shaped ``(N, ...)``), search agents and solvers all run
 the same machine code:
@@ -11,11 +11,11 @@ the same machine code:
 - ``reserve`` int8  (3,):    the reserve cards for columns 1, 2, 3, ``-1`` once dealt.
 - ``meta``    int32 (16,):   counters and flags, indexed by the ``M_*`` constants.
 - ``hist``    int32 (100, 12): ring buffer of the last 100 moves, ``H_*`` fields, so that
-  :func:`undo` restores cards, flips, removals and points exactly.
+  `undo` restores cards, flips, removals and points exactly.
 
 Invariants: face-down cards are always at the bottom of a column and the top card of a
 non-empty column is face up.  Card index = suit * 13 + rank - 1, suits S, H, D, C.
-Actions: ``card * 7 + column`` (0–363), :data:`RESERVE_ACTION` (364), :data:`UNDO_ACTION` (365).
+Actions: ``card * 7 + column`` (0–363), `RESERVE_ACTION` (364), `UNDO_ACTION` (365).
 """
 
 from __future__ import annotations

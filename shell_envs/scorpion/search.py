@@ -1,10 +1,10 @@
 """Compiled helpers for the Scorpion agents: evaluation, greedy choice, determinized rollouts.
 
-Every move here is played by the rules engine (:mod:`shell_envs.scorpion.rules`), on copies
+Every move here is played by the rules engine (`shell_envs.scorpion.rules`), on copies
 of the state arrays; nothing in this module restates a rule.  The agents work on a *view*:
-the rule arrays with every face-down and reserve card replaced by :data:`HIDDEN` (see
-:class:`shell_envs.agents.scorpion.ScorpionView`).  The functions below accept a view or a
-full state; :func:`fill_hidden` turns a view into one full state consistent with it
+the rule arrays with every face-down and reserve card replaced by `HIDDEN` (see
+`shell_envs.agents.scorpion.ScorpionView`).  The functions below accept a view or a
+full state; `fill_hidden` turns a view into one full state consistent with it
 (a *determinization*), which is how the lookahead agent searches without ever seeing the
 real hidden cards.
 """
@@ -86,7 +86,7 @@ def is_pointless(tab, lens, fd, action):
 @jit
 def is_dead(tab, lens, fd, reserve, meta, moves):
     """Whether nothing but pointless king shuffles is legal: the game can make no more progress
-    (:func:`is_pointless`).
+    (`is_pointless`).
 
     ``moves`` is scratch (365).  A won game or one without legal actions is dead too.
     """
@@ -128,8 +128,8 @@ def _visited(h, visited, n_visited):
 def successors(tab, lens, fd, reserve, meta, hist, actions, n, hashes, gains):
     """Play and undo each of ``actions[:n]``, recording where it leads and what it gains.
 
-    ``hashes[i]``: the :func:`position_hash` after the action; ``gains[i]``: its change in
-    :func:`evaluate` (a card it turns stays unknown in a view).
+    ``hashes[i]``: the `position_hash` after the action; ``gains[i]``: its change in
+    `evaluate` (a card it turns stays unknown in a view).
     """
     loc = np.empty(rules.N_CARDS, np.int8)
     base = evaluate(tab, lens, fd, reserve, meta, loc)
@@ -142,9 +142,9 @@ def successors(tab, lens, fd, reserve, meta, hist, actions, n, hashes, gains):
 
 @jit
 def greedy_choice(tab, lens, fd, reserve, meta, hist, moves, k, rng, noise, visited, n_visited):
-    """The greedy move among ``moves[:k]``, or :data:`NO_MOVE` when only pointless ones exist.
+    """The greedy move among ``moves[:k]``, or `NO_MOVE` when only pointless ones exist.
 
-    Each move is played, the position evaluated (:func:`evaluate`) and the move undone; the
+    Each move is played, the position evaluated (`evaluate`) and the move undone; the
     best gain wins, ties and near-ties broken by uniform noise of size ``noise``.  The reserve
     is dealt only when no move gains anything (it buries the tops of columns 1–3).  Moves into
     a position in the sorted hash array ``visited`` are penalised, so play does not cycle.
@@ -179,7 +179,7 @@ def greedy_choice(tab, lens, fd, reserve, meta, hist, moves, k, rng, noise, visi
 
 @jit
 def fill_hidden(tab, lens, fd, reserve, unseen, n_unseen, rng):
-    """Replace every :data:`HIDDEN` card (face down, then reserve) by a random unseen card."""
+    """Replace every `HIDDEN` card (face down, then reserve) by a random unseen card."""
     perm = unseen[:n_unseen].copy()
     for i in range(n_unseen - 1, 0, -1):
         j = rules.rng_below(rng, i + 1)
@@ -261,9 +261,9 @@ def quick_gain(tab, lens, fd, where, action):
 
 @jit
 def rollout_choice(tab, lens, fd, reserve, meta, moves, k, rng, noise, where):
-    """The rollout policy: the best :func:`quick_gain` plus noise, the reserve when nothing gains.
+    """The rollout policy: the best `quick_gain` plus noise, the reserve when nothing gains.
 
-    Returns :data:`NO_MOVE` when only pointless king shuffles are legal.
+    Returns `NO_MOVE` when only pointless king shuffles are legal.
     """
     locate(tab, lens, fd, where)
     best = NO_MOVE
@@ -324,9 +324,9 @@ def rollout_values(
 ):
     """Mean value of each root action over ``samples`` determinizations of a view.
 
-    Each sample deals the unseen cards at random into the hidden places (:func:`fill_hidden`);
+    Each sample deals the unseen cards at random into the hidden places (`fill_hidden`);
     every root action is then played on that same deal and followed by ``rollouts`` rollouts
-    of ``depth`` moves under the fast noisy policy :func:`rollout_choice`; the best final
+    of ``depth`` moves under the fast noisy policy `rollout_choice`; the best final
     evaluation among them is that sample's value of the action.  ``out[:n_roots]`` gets the
     means over samples.
     """

@@ -5,7 +5,7 @@ over the same compiled move generator:
 
 1. *Probes* look for a win (Relaxed: 90% of the budget; Classic: none, see PROBE_SHARE).
    Each is a greedy best-first search of ``PROBE_NODES`` nodes that expands the open
-   position of best :func:`evaluate` (removed sequences, face-down cards, runs built on
+   position of best `evaluate` (removed sequences, face-down cards, runs built on
    kings, same-suit links, empty columns).  The first probe follows the evaluation alone;
    every later one adds a noise drawn from the position's hash and the probe number, so
    restarts explore differently but deterministically.  A probe whose open list empties has
@@ -36,12 +36,12 @@ an empty column, or a card under the king carrying it), and then it is removed a
   a standing sequence on a king at the bottom of its column can only be removed so.)
 - ``king_one_empty``: a king goes to one of several interchangeable empty columns (the
   results are the same position up to that permutation).
-- dead positions get no moves: Classic ``cyclic`` (:func:`_cyclic`: moves every win needs
+- dead positions get no moves: Classic ``cyclic`` (`_cyclic`: moves every win needs
   must wait for each other in a cycle, or a face-down card lies under its own predecessor);
-  Relaxed ``stuck`` (:func:`_stuck`: face-down cards whose blockers can never move) and
-  ``starved`` (:func:`_starved_card`: a card that must move finds every card one rank higher
-  taken).  Each docstring says why; :func:`dead_reason` says which cards, for a player.
-- ``safe_move`` (Classic, reserve dealt, :func:`_safe_move`): a non-king card ``X`` whose
+  Relaxed ``stuck`` (`_stuck`: face-down cards whose blockers can never move) and
+  ``starved`` (`_starved_card`: a card that must move finds every card one rank higher
+  taken).  Each docstring says why; [`dead_reason`][] says which cards, for a player.
+- ``safe_move`` (Classic, reserve dealt, `_safe_move`): a non-king card ``X`` whose
   column holds, from ``X`` up to its top, a same-suit run down to the ace, goes onto ``X + 1``
   (a top card elsewhere) as the only child.
 
@@ -69,7 +69,7 @@ leave its successor.  (A second rule, ``X`` carrying any cards onto a king-based
 ending in ``X + 1``, was dropped: its block can hold a complete sequence left standing, which
 only moving ``X`` onto ``X + 1`` later would remove, so playing it early can lose the win.)
 
-The independent check: :mod:`shell_envs.scorpion.reference` is a plain engine and exhaustive
+The independent check: `shell_envs.scorpion.reference` is a plain engine and exhaustive
 search written from the rules alone; the tests run it against the solver (every pruning and
 each one switched off) on positions along winning lines, constructed end games and random
 play, and check that the solver's own move generator with every pruning off makes exactly
@@ -329,7 +329,7 @@ def _safe_move(row, owner):
 
 @jit
 def _waits(row, wait_a, wait_b, done):
-    """Classic: the waits of :func:`_cyclic`; returns a face-down card lying under its own
+    """Classic: the waits of `_cyclic`; returns a face-down card lying under its own
     predecessor (never uncovered), else -1, and marks ``done`` the cards whose move can come
     in some order (``wait_a``: the card on ``Z + 1``; ``wait_b``: the card on a face-down ``Z``).
     """
@@ -398,7 +398,7 @@ def _cyclic(row):
 
 @jit
 def _blocked(row, blocked):
-    """Relaxed: mark ``blocked`` the columns of :func:`_stuck`; returns how many there are."""
+    """Relaxed: mark ``blocked`` the columns of `_stuck`; returns how many there are."""
     hidden = np.full(52, -1, np.int64)
     present = np.zeros(52, np.bool_)
     for c in range(7):
@@ -463,7 +463,7 @@ def _rank_mask(row, rank, c, lo_depth, hi_depth):
 @jit
 def _starved(row):
     """Relaxed: whether a card that must move can never find a free card one rank higher
-    (:func:`_starved_card`)."""
+    (`_starved_card`)."""
     return _starved_card(row) >= 0
 
 
@@ -550,7 +550,7 @@ def _starved_card(row):
 def gen_moves(row, relaxed, prune, out, scores):
     """Write the ordered, symmetry-reduced moves of ``row`` into ``out``; returns how many.
 
-    A dead position (Classic :func:`_cyclic`; Relaxed :func:`_stuck`, :func:`_starved`) gets
+    A dead position (Classic `_cyclic`; Relaxed `_stuck`, `_starved`) gets
     no moves: it cannot be won.  ``prune`` holds the P_* bits of the prunings in force.
     """
     k = 0
@@ -680,7 +680,7 @@ def pack_row(row, store, i):
 
 @jit
 def unpack_row(store, i, row):
-    """Expand ``store[i]`` back into a full row (the inverse of :func:`pack_row`)."""
+    """Expand ``store[i]`` back into a full row (the inverse of `pack_row`)."""
     for j in range(PACK - 52):
         row[O_LENS + j] = store[i, 52 + j]
     k = 0
@@ -736,7 +736,7 @@ def probe(
 ):
     """Greedy best-first search from ``root`` for at most ``budget`` new positions.
 
-    Positions are expanded best :func:`evaluate` first (plus a deterministic noise of up to
+    Positions are expanded best `evaluate` first (plus a deterministic noise of up to
     ``noise`` / 64 points drawn from the position's hash and ``salt``, so that each probe
     explores differently; ties go to the newest).  Returns ``(status, nodes, moves)``: on a
     win ``line[:moves]`` holds the packed moves from the root; S_LOST means the reachable
@@ -937,7 +937,7 @@ class Outcome(NamedTuple):
 
 
 def solve_quick(state: ScorpionState, max_nodes: int, check: bool = True) -> Outcome:
-    """Solve a full state as :func:`solve` does, with the same verdict and line, but without
+    """Solve a full state as [`solve`][] does, with the same verdict and line, but without
     its extras (timing, readable moves, dead-position reasons): for callers that run many
     small searches, such as an agent solving determinizations.
 
@@ -962,7 +962,7 @@ def solve_quick(state: ScorpionState, max_nodes: int, check: bool = True) -> Out
 def solve_children(
     state: ScorpionState, actions: Iterable[int], max_nodes: int, check: bool = True
 ) -> list[Outcome]:
-    """The :func:`solve_quick` outcome of the position after each of ``actions`` (legal env
+    """The `solve_quick` outcome of the position after each of ``actions`` (legal env
     actions of ``state``, each played by the rules engine on a copy): the per-move verdicts
     a search over the root moves needs.  ``state`` itself is left as it is."""
     if check:

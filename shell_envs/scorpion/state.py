@@ -15,7 +15,7 @@ MAX_DEAL_NUMBER = 2**63 - 1
 
 
 class ScorpionState:
-    """The six state arrays of one game (see :mod:`shell_envs.scorpion.rules`); copies are cheap."""
+    """The six state arrays of one game (see `shell_envs.scorpion.rules`); copies are cheap."""
 
     __slots__ = ("tab", "lens", "fd", "reserve", "meta", "hist")
 
@@ -39,7 +39,7 @@ class ScorpionState:
         self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist = arrays
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first thing no game can have (:func:`check_state`)."""
+        """Raise ``ValueError`` naming the first thing no game can have (`check_state`)."""
         check_state(self.arrays)
 
     def __eq__(self, other: object) -> bool:
@@ -104,7 +104,7 @@ class ScorpionState:
 
     @classmethod
     def from_position(cls, position: Mapping[str, Any], relaxed: bool = False) -> ScorpionState:
-        """A game set up from a :meth:`position`-style dict (no undo history)."""
+        """A game set up from a [`position`][]-style dict (no undo history)."""
         return _from_position(position, relaxed)
 
     def position(self) -> dict[str, Any]:
@@ -285,7 +285,7 @@ def check_state(arrays: Sequence[Any]) -> None:
 
 
 def check_layout(arrays: Sequence[Any]) -> None:
-    """:func:`check_state` without the history: ``(tab, lens, fd, reserve, meta[, hist])``."""
+    """`check_state` without the history: ``(tab, lens, fd, reserve, meta[, hist])``."""
     for (name, shape, dtype), array in zip(_SHAPES, arrays, strict=False):
         if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
             raise ValueError(f"state.{name} must be {np.dtype(dtype).name} of shape {shape}")
@@ -293,7 +293,7 @@ def check_layout(arrays: Sequence[Any]) -> None:
 
 
 def _check_layout(tab, lens, fd, reserve, meta) -> None:
-    """The checks of :func:`check_state` on everything but the undo history."""
+    """The checks of `check_state` on everything but the undo history."""
     for c in range(rules.N_COLUMNS):
         n = int(lens[c])
         if not 0 <= n <= rules.MAX_DEPTH:

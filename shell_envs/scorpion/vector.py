@@ -1,7 +1,7 @@
 """``gym.make_vec("shell_envs/Scorpion-v0", num_envs=N)``: N games in one compiled, parallel loop.
 
 Each game's rows of the ``(N, ...)`` state arrays go through the same compiled rule functions
-as the single environment (:func:`shell_envs.scorpion.rules.step`, ``deal``, ``legal_mask``)
+as the single environment (`shell_envs.scorpion.rules.step`, ``deal``, ``legal_mask``)
 and the same encoders, so batch and single trajectories are identical for the same seeds and
 actions (tested).  Autoreset follows Gymnasium 1.x: ``autoreset_mode="next_step"`` (default,
 the step after an episode ends resets that game and ignores its action) or ``"same_step"``
@@ -66,7 +66,7 @@ def _game(tab, lens, fd, reserve, meta, hist, i):
     """Game ``i``'s rows of the batched state arrays, as uncounted views.
 
     Counted views (``tab[i]``) would make every game step bump one reference counter shared by
-    all games, atomically, from both cores; see :mod:`shell_envs.core.views`.
+    all games, atomically, from both cores; see `shell_envs.core.views`.
     """
     return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
 
@@ -159,9 +159,9 @@ class ScorpionVectorEnv(VectorEnv):
     """``num_envs`` Scorpion games; the keywords of ``Scorpion-v0`` plus ``autoreset_mode``.
 
     Observations ``(N, ...)`` from the chosen encoder (with ``mask_in_obs``, a Dict with
-    ``"action_mask"`` ``(N, A)``); :meth:`action_masks` returns ``bool[N, A]``.  Infos hold
+    ``"action_mask"`` ``(N, A)``); [`action_masks`][] returns ``bool[N, A]``.  Infos hold
     arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
-    rules' check code; :meth:`explain` gives the message) and ``deal``: the same keys and
+    rules' check code; [`explain`][] gives the message) and ``deal``: the same keys and
     dtypes at reset and at every step; ``autoreset_mode="same_step"`` adds Gymnasium's
     ``final_obs`` (an object array: each ended game's last observation, None elsewhere),
     ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game ended.  With
@@ -372,9 +372,9 @@ class ScorpionVectorEnv(VectorEnv):
         """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again).
 
         For curricula: e.g. the shipped winnable deals
-        (:func:`~shell_envs.scorpion.winnable.winnable_seeds`) first, then every deal.  Each env
-        draws with its own generator, so seeded runs stay reproducible; explicit deals
-        (``options={"deals": ...}``) and seeds given to :meth:`reset` still come first.
+        ([`winnable_seeds`][shell_envs.scorpion.winnable.winnable_seeds]) first, then every
+        deal.  Each env draws with its own generator, so seeded runs stay reproducible; explicit
+        deals (``options={"deals": ...}``) and seeds given to [`reset`][] still come first.
         """
         if numbers is None:
             self._pool = None
@@ -407,8 +407,8 @@ class ScorpionVectorEnv(VectorEnv):
 
         Each env draws from its own generator, as the single env does.  Drawing one number per
         call cost microseconds per reset; ``integers(0, 2**62, size=k)`` gives the same numbers
-        as ``k`` single draws (tested), so each env draws :data:`DRAW_AHEAD` at a time.  With a
-        deal pool (:meth:`set_deal_pool`) each draw picks one number of the pool instead.
+        as ``k`` single draws (tested), so each env draws `DRAW_AHEAD` at a time.  With a
+        deal pool ([`set_deal_pool`][]) each draw picks one number of the pool instead.
         """
         if self._pool is not None:
             for i in envs:

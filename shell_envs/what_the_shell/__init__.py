@@ -1,1 +1,1 @@
-"""What the Shell: rules (:mod:`.rules`), encoders, renderers and the PettingZoo environment."""
+"""What the Shell: rules (`rules`), encoders, renderers and the PettingZoo environment."""

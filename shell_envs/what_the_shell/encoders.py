@@ -4,12 +4,12 @@ An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta,
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
 An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
 white_obs)``, and ``step_pair(board, eggs, meta, black_cell, white_cell, info)`` returning
-``(outcome, black_obs, white_obs, mask)`` after :func:`rules.try_step` (outcome ``ILLEGAL``
+``(outcome, black_obs, white_obs, mask)`` after `rules.try_step` (outcome ``ILLEGAL``
 and nothing played when a cell is illegal); the env then makes a single
 native call per round (the built-in encoders do); ``fill_batch(board, eggs, meta,
 black_out, white_out)`` writes ``N`` games' observations into ``(N, ...)`` buffers for the
 batched env.
-Register your own with :func:`register_encoder`.
+Register your own with [`register_encoder`][].
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _fill(board, eggs, meta, player, out, one):
 
 @jit
 def encode_planes(board, eggs, meta, player):
-    """Planes ``float32[5, 9, 9]``; see :class:`PlanesEncoder`."""
+    """Planes ``float32[5, 9, 9]``; see [`PlanesEncoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
     _fill(board, eggs, meta, player, out, 1.0)
     return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
@@ -61,7 +61,7 @@ def encode_planes(board, eggs, meta, player):
 
 @jit
 def encode_flat(board, eggs, meta, player):
-    """Flat ``float32[325]``; see :class:`FlatEncoder`."""
+    """Flat ``float32[325]``; see [`FlatEncoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
     _fill(board, eggs, meta, player, out, 1.0)
     flat = np.empty(FLAT_SIZE, dtype=np.float32)
@@ -103,7 +103,7 @@ def legal_mask(board):
 
 @jit
 def step_planes(board, eggs, meta, black_cell, white_cell, info):
-    """:func:`rules.try_step`, then both players' planes, in one native call (the hot path)."""
+    """`rules.try_step`, then both players' planes, in one native call (the hot path)."""
     outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
     black, white = encode_planes_pair(board, eggs, meta)
     return outcome, black, white, legal_mask(board)
@@ -111,7 +111,7 @@ def step_planes(board, eggs, meta, black_cell, white_cell, info):
 
 @jit
 def step_flat(board, eggs, meta, black_cell, white_cell, info):
-    """:func:`rules.try_step`, then both players' flat observations, in one native call."""
+    """`rules.try_step`, then both players' flat observations, in one native call."""
     outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
     black, white = encode_flat_pair(board, eggs, meta)
     return outcome, black, white, legal_mask(board)
@@ -168,7 +168,7 @@ class PlanesEncoder:
 
 
 class FlatEncoder:
-    """``float32[325]`` for MLPs: planes 0–3 of :class:`PlanesEncoder` flattened row-major
+    """``float32[325]`` for MLPs: planes 0–3 of [`PlanesEncoder`][] flattened row-major
     (81 values each, cell index order), then one sudden-death flag."""
 
     space = spaces.Box(0.0, 1.0, (FLAT_SIZE,), np.float32)
@@ -180,14 +180,14 @@ class FlatEncoder:
 
 @jit
 def encode_planes_uint8(board, eggs, meta, player):
-    """Planes ``uint8[5, 9, 9]``; see :class:`PlanesUint8Encoder`."""
+    """Planes ``uint8[5, 9, 9]``; see [`PlanesUint8Encoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.uint8)
     _fill(board, eggs, meta, player, out, np.uint8(255))
     return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
 
 
 class PlanesUint8Encoder:
-    """The planes of :class:`PlanesEncoder` as ``uint8`` scaled by 255 (egg order floored).
+    """The planes of [`PlanesEncoder`][] as ``uint8`` scaled by 255 (egg order floored).
 
     A quarter of the bytes, for large batches and GPU transfers; image-aware learners (e.g.
     Stable-Baselines3's CNN policies) divide by 255 and see the float planes again.

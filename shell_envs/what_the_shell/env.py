@@ -1,4 +1,4 @@
-"""PettingZoo parallel environment for What the Shell: a thin adapter over :mod:`.rules`."""
+"""PettingZoo parallel environment for What the Shell: a thin adapter over `rules`."""
 
 from __future__ import annotations
 
@@ -383,7 +383,7 @@ def _infos(rounds: int, sudden_death: bool) -> dict[str, dict[str, Any]]:
 
 
 def _illegal_code(board: np.ndarray, action: Any) -> int:
-    """The :data:`ILLEGAL_REASONS` code of an integer action (0: legal)."""
+    """The `ILLEGAL_REASONS` code of an integer action (0: legal)."""
     if not 0 <= action < rules.CELLS:
         return 1
     return int(board[action]) + 1 if board[action] != rules.EMPTY else 0
@@ -434,7 +434,7 @@ _RULE_MODULES = ("shell_envs.what_the_shell.rules", "shell_envs.what_the_shell.e
 def _compile_in_background(obs_encoder: str, encoder: Any) -> None:
     """Compile the rules an env with encoder ``obs_encoder`` runs in a background process, if
     they are not cached; they run as plain Python until then
-    (:mod:`shell_envs.core.background`)."""
+    ([`shell_envs.core.background`][])."""
     fused = [getattr(encoder, name, None) for name in ("step_pair", "encode_pair")]
     # rules.try_step is called from Python only without a fused step (otherwise it compiles
     # inside step_pair and never gets a cache entry of its own: asking for one would start a

@@ -1,18 +1,18 @@
 """The network that guides ``mcts-learned``: features, a compiled forward pass, its weights file.
 
 (``learned``, which plays without search, uses the convolutional
-:mod:`~shell_envs.what_the_shell.policy_network` over the same features.)
+[`policy_network`][] over the same features.)
 
 A small multilayer perceptron (two ReLU hidden layers) read from one player's point of view:
-its input (:func:`search.net_features`) is the five observation planes (own turtles, opponent
+its input (`search.net_features`) is the five observation planes (own turtles, opponent
 turtles, eggs, egg order, sudden death), both players' one-ply cell values from
-:func:`search.score_both` (log-squashed) and the window evaluation, :data:`N_FEATURES`
+`search.score_both` (log-squashed) and the window evaluation, `N_FEATURES`
 numbers in all; its outputs are the logits of the player's own move and of the opponent's
 move over the 81 cells, and the player's winning chance (a sigmoid, a draw counting ½).  One
 forward pass therefore gives the search both sides' priors and the leaf value.
 
-The weights are a tuple of numpy ``float32`` arrays (:data:`WEIGHT_NAMES`), stored as an
-``.npz`` file; the shipped one is ``shell_envs/data/wts_network.npz`` (:func:`shipped`).  The
+The weights are a tuple of numpy ``float32`` arrays (`WEIGHT_NAMES`), stored as an
+``.npz`` file; the shipped one is ``shell_envs/data/wts_network.npz`` (`shipped`).  The
 forward pass is numba-compiled numpy, so playing needs no torch (training does: see
 ``examples/train_what_the_shell_alphazero.py``).
 """

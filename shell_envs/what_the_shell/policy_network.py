@@ -3,15 +3,15 @@
 A move is chosen without search, so the policy must see the board's patterns wherever they
 lie: five-in-a-row threats and captures are the same shapes at every cell, which convolutions
 share and a perceptron over 81 cells must learn again at each one.  The input is the search
-network's (:func:`search.net_features`): the seven observation and cell-value planes, with the
+network's (`search.net_features`): the seven observation and cell-value planes, with the
 window evaluation as an eighth, constant plane.  A 3×3 convolution widens it to ``channels``
 planes, ``blocks`` residual 3×3 convolutions follow (``h + relu(conv(h))``), and two heads
 read the result: a 1×1 convolution gives the player's and the opponent's move logits at each
-cell (the layout of :mod:`network`: 162 logits), and a linear map of the planes' means the
+cell (the layout of `network`: 162 logits), and a linear map of the planes' means the
 player's winning chance.  No batch normalisation, so the compiled forward pass is the layers
 as trained.
 
-The weights are numpy ``float32`` arrays (:data:`WEIGHT_NAMES`) in an ``.npz`` file; the
+The weights are numpy ``float32`` arrays (`WEIGHT_NAMES`) in an ``.npz`` file; the
 shipped one is ``shell_envs/data/wts_policy.npz``.  It was distilled from ``mcts``
 (``examples/train_what_the_shell_policy.py``, torch); playing needs only numpy and numba.
 """
@@ -63,7 +63,7 @@ def _convolve(source, kernel, bias, target):
 
 @jit
 def forward(net, x, logits):
-    """One forward pass on features ``x`` (:data:`network.N_FEATURES`): writes ``logits``
+    """One forward pass on features ``x`` (`network.N_FEATURES`): writes ``logits``
     (``float32[162]``: own moves, then the opponent's) and returns the winning chance."""
     w_in, b_in, w_mid, b_mid, w_policy, b_policy, w_value, b_value = net
     planes = np.zeros((IN_PLANES, PADDED, PADDED), dtype=np.float32)

@@ -1,6 +1,6 @@
 """What the Shell rules as pure, compiled functions over three small arrays.
 
-State (see :func:`new_state`):
+State (see `new_state`):
 
 * ``board``: ``int8[81]`` by cell index ``9 * row + column``: ``EMPTY``/``BLACK``/``WHITE``/``EGG``.
 * ``eggs``: ``int8[81]``, the egg queue, oldest first; entries past ``meta[N_EGGS]`` are -1.
@@ -8,8 +8,8 @@ State (see :func:`new_state`):
 
 Every function mutates the arrays in place and is compiled with numba, so the single env,
 the batched env, the agents and the benchmarks all run this same code.  Nothing here imports
-gymnasium or pettingzoo.  The function names follow the rules: :func:`place`, :func:`capture`,
-:func:`hatch`, :func:`check_end`, composed by :func:`step`.
+gymnasium or pettingzoo.  The function names follow the rules: `place`, `capture`,
+`hatch`, `check_end`, composed by `step`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ META_SIZE = 4
 # outcomes
 ONGOING, BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2, 3
 
-# fields of the per-round info array filled by :func:`step`
+# fields of the per-round info array filled by `step`
 (
     I_COLLISION,
     I_CAPTURES_B,
@@ -48,7 +48,7 @@ ONGOING, BLACK_WINS, WHITE_WINS, DRAW = 0, 1, 2, 3
 INFO_SIZE = 12
 
 WIN_LENGTH = 5
-# rows of the scratch array of :func:`step`: both players' anchors, the new cells, capture flags
+# rows of the scratch array of `step`: both players' anchors, the new cells, capture flags
 W_ANCHORS_B, W_ANCHORS_W, W_NEW, W_FLAGS = range(4)
 WORK_SHAPE = (4, CELLS + 2)
 
@@ -418,11 +418,11 @@ def _run_end(board, cell, d, sign):
 @jit_inline
 def arrival_counts(board, new_cells, n_new):
     """``(black, white)`` winning-turtle counts when every line of five runs through one of the
-    ``n_new`` cells where turtles arrived this round (see :func:`check_end`).
+    ``n_new`` cells where turtles arrived this round (see `check_end`).
 
-    Equal to :func:`winning_counts` then, and cheap: most rounds only the branch-free
-    :func:`on_line_of_five` runs; a found line's turtles go into the same 81-bit set that
-    :func:`winning_counts` counts, so crossing lines count shared turtles once.
+    Equal to `winning_counts` then, and cheap: most rounds only the branch-free
+    `on_line_of_five` runs; a found line's turtles go into the same 81-bit set that
+    `winning_counts` counts, so crossing lines count shared turtles once.
     """
     low = np.uint64(0)
     high = np.uint64(0)
@@ -449,7 +449,7 @@ def check_end(board, meta, info, arrivals=None, n_arrivals=0):
     ``arrivals[:n_arrivals]``, when given, are the cells where turtles arrived this round
     (placed or hatched).  Outside sudden death no line of five stood before the round and
     removals cannot make one, so every line runs through an arrival still on the board: only
-    those lines are counted (:func:`arrival_counts`); otherwise the whole board is.
+    those lines are counted (`arrival_counts`); otherwise the whole board is.
     """
     if arrivals is not None and meta[SUDDEN_DEATH] == 0:
         nb, nw = arrival_counts(board, arrivals, n_arrivals)
@@ -463,7 +463,7 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
     """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
 
     ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
-    ``work`` is optional scratch, ``int8`` zeros of shape :data:`WORK_SHAPE` (left zeroed
+    ``work`` is optional scratch, ``int8`` zeros of shape `WORK_SHAPE` (left zeroed
     where it must be); hot loops pass one so that a round allocates nothing.  The end
     checks are given the cells where turtles arrived, so that outside sudden death they
     count only the lines through those.
@@ -511,7 +511,7 @@ ILLEGAL = -1
 
 @jit_inline
 def try_step(board, eggs, meta, black_cell, white_cell, info, work=None):
-    """:func:`step` if both cells are legal (empty, on the board), else ``ILLEGAL`` untouched."""
+    """`step` if both cells are legal (empty, on the board), else ``ILLEGAL`` untouched."""
     if not (is_legal(board, black_cell) and is_legal(board, white_cell)):
         return ILLEGAL
     return step(board, eggs, meta, black_cell, white_cell, info, work)
@@ -543,7 +543,7 @@ def count_empty(board):
 def random_playout(board, eggs, meta, max_rounds):
     """Play uniformly random rounds until the game ends or ``max_rounds``; returns rounds played.
 
-    Uses numba's global generator (seed it with :func:`seed_numba`).
+    Uses numba's global generator (seed it with `seed_numba`).
     """
     info = np.zeros(INFO_SIZE, dtype=np.int32)
     work = np.zeros(WORK_SHAPE, dtype=np.int8)

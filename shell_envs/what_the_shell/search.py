@@ -1,19 +1,19 @@
 """Compiled heuristics and simultaneous-move tree search for the What the Shell agents.
 
-Everything here runs on the rules engine (:mod:`.rules`): captures are found with
-:func:`rules.find_captures`, rounds are played with :func:`rules.step`, so no rule is written
+Everything here runs on the rules engine (`rules`): captures are found with
+`rules.find_captures`, rounds are played with `rules.step`, so no rule is written
 twice.  Two parts:
 
-* **Cell scoring** (:func:`score_cells`): a one-ply heuristic over the 140 five-cell windows of
+* **Cell scoring** (`score_cells`): a one-ply heuristic over the 140 five-cell windows of
   the board.  A window is *alive* for a player when it holds no opponent turtle and no egg; a
   cell is worth what it adds to the player's alive windows (completing a five dominates), plus
   the value of the captures it makes (enemy turtles removed, eggs hatched, oldest first), and
   what it denies the opponent (blocking takes the cell, and a collision lays an egg there),
   minus a penalty when the new turtle could be captured next round.
-* **Tree search** (:func:`run_search`): simultaneous-move Monte Carlo tree search.  Each node
-  stores its position and each player's candidate cells (the top cells by :func:`score_cells`);
+* **Tree search** (`run_search`): simultaneous-move Monte Carlo tree search.  Each node
+  stores its position and each player's candidate cells (the top cells by `score_cells`);
   the two players select independently (decoupled UCT, or regret matching+), the joint choice
-  is played with :func:`rules.step`, and leaves are valued by :func:`evaluate`, a squashed
+  is played with `rules.step`, and leaves are valued by `evaluate`, a squashed
   window score, or by the game's outcome.
 
 Values are from black's point of view in [0, 1] (1 = black wins, 0.5 = draw).
@@ -230,7 +230,7 @@ def attack_scores(board, eggs, meta, counts, player, out):
 
 @jit
 def score_both(board, eggs, meta, black_out, white_out):
-    """Both players' one-ply cell values (see :func:`score_cells`), sharing the window counts."""
+    """Both players' one-ply cell values (see `score_cells`), sharing the window counts."""
     counts = np.zeros((N_WINDOWS, 4), dtype=np.int32)
     window_counts(board, counts)
     attack_scores(board, eggs, meta, counts, rules.BLACK, black_out)
@@ -309,7 +309,7 @@ def new_tree(capacity: int, k: int) -> tuple[np.ndarray, ...]:
     ``[node, side, i]``, candidate counts, visits per candidate, value sums (UCB) or regrets
     (regret matching), cumulative strategies, node visits, children by joint choice
     ``[node, black_i, white_i]``, the node count, and for the guided search
-    (:func:`run_guided_search`) the candidates' priors and each node's leaf value.
+    (`run_guided_search`) the candidates' priors and each node's leaf value.
     """
     return (
         np.zeros((capacity, rules.CELLS), dtype=np.int8),
@@ -338,7 +338,7 @@ def _copy(source, target):
 
 @jit
 def _init_node(tree, node, board, eggs, meta):
-    """Store a position in ``node`` and reset its statistics; candidates wait for :func:`_expand`.
+    """Store a position in ``node`` and reset its statistics; candidates wait for `_expand`.
 
     Most leaves are valued once and never revisited, so scoring their cells up front is waste.
     """
@@ -355,7 +355,7 @@ def _init_node(tree, node, board, eggs, meta):
 
 @jit
 def _expand(tree, node):
-    """Pick both sides' candidates at ``node``: their ``k`` best cells by :func:`score_both`."""
+    """Pick both sides' candidates at ``node``: their ``k`` best cells by `score_both`."""
     cands = tree[T_CANDIDATES]
     n_cands = tree[T_N_CANDIDATES]
     board = tree[T_BOARDS][node]
@@ -491,7 +491,7 @@ def run_search(tree, iterations, selection, exploration, gamma):
     """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
 
     Each iteration descends by both sides' independent choices (expanding a node the second
-    time it is reached), adds one node while capacity lasts, values it with :func:`evaluate`
+    time it is reached), adds one node while capacity lasts, values it with `evaluate`
     and credits the value along the path.
     """
     boards = tree[T_BOARDS]
@@ -544,8 +544,8 @@ def net_features(board, eggs, meta, player, out):
     """Write the network's input for ``player`` into ``out`` (``float32[N_FEATURES]``).
 
     Seven planes of 81 (own turtles, opponent turtles, eggs, egg order, sudden death, own and
-    opponent cell values by :func:`score_both`, log-squashed) and the window evaluation
-    (:func:`evaluate`, as ``player``'s value in [-1, 1]).
+    opponent cell values by `score_both`, log-squashed) and the window evaluation
+    (`evaluate`, as ``player``'s value in [-1, 1]).
     """
     black = np.empty(rules.CELLS, dtype=np.float64)
     white = np.empty(rules.CELLS, dtype=np.float64)
@@ -555,8 +555,8 @@ def net_features(board, eggs, meta, player, out):
 
 @jit
 def _features(board, eggs, meta, player, black, white, out):
-    """:func:`net_features` from both players' cell values ``black`` and ``white`` already
-    computed by :func:`score_both` (the guided search also picks candidates from them)."""
+    """`net_features` from both players' cell values ``black`` and ``white`` already
+    computed by `score_both` (the guided search also picks candidates from them)."""
     cells = rules.CELLS
     opponent = rules.BLACK + rules.WHITE - player
     sudden = 1.0 if meta[rules.SUDDEN_DEATH] != 0 else 0.0
@@ -594,11 +594,11 @@ def _outcome_value(meta):
 @jit
 def _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white):
     """Black's value of a position for the guided search; fills ``logits`` and the heuristic's
-    cell values ``black`` and ``white`` (:func:`score_both`) when the game is not decided.
+    cell values ``black`` and ``white`` (`score_both`) when the game is not decided.
 
     A decided game is valued by its outcome; otherwise ``(1 - mix)`` times the network's value
     (½ and zero logits if ``uniform``) plus ``mix`` times the window evaluation
-    (:func:`evaluate`), AlphaGo's blend of a learned value with a second evaluator.
+    (`evaluate`), AlphaGo's blend of a learned value with a second evaluator.
     """
     if meta[rules.OUTCOME] != rules.ONGOING:
         return _outcome_value(meta)
@@ -616,7 +616,7 @@ def _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white):
 
 @jit
 def _candidates(board, scores, k, out):
-    """The ``k`` best cells by ``scores`` into ``out`` (:func:`_top`), less the trailing
+    """The ``k`` best cells by ``scores`` into ``out`` (`_top`), less the trailing
     ``-inf`` ones (occupied or masked out); returns how many."""
     n = _top(board, scores, k, out)
     while n > 0 and scores[out[n - 1]] == -np.inf:
@@ -626,13 +626,13 @@ def _candidates(board, scores, k, out):
 
 @jit
 def _guide(tree, node, net, uniform, mask, x, logits, black, white, mix, source):
-    """Value ``node`` (:func:`_net_value`) and pick both sides' candidates within ``mask``;
+    """Value ``node`` (`_net_value`) and pick both sides' candidates within ``mask``;
     returns black's value.  ``x``, ``logits``, ``black`` and ``white`` are the caller's
     scratch arrays.
 
     ``source`` picks the ``k`` candidates: ``NETWORK_CANDIDATES``, the cells with the highest
-    network logits; ``HEURISTIC_CANDIDATES``, the best cells by :func:`score_both` (as
-    :func:`run_search` does); ``BOTH_CANDIDATES``, the two lists' cells taken in turn
+    network logits; ``HEURISTIC_CANDIDATES``, the best cells by `score_both` (as
+    `run_search` does); ``BOTH_CANDIDATES``, the two lists' cells taken in turn
     (network first) until ``k`` are chosen.  The priors are the softmax of the network's
     logits over the chosen cells.  A decided node gets none (it is never expanded).
     """
@@ -694,8 +694,8 @@ def _guide(tree, node, net, uniform, mask, x, logits, black, white, mix, source)
 def init_guided_root(tree, board, eggs, meta, mask, net, uniform, mix, source):
     """Make ``board`` the root of a fresh guided tree (candidates within ``mask``).
 
-    ``net`` is a network (:mod:`.network`); ``uniform`` ignores it for uniform priors and
-    value ½; ``mix`` and ``source`` as in :func:`_guide`.  Returns black's value of the root.
+    ``net`` is a network (`network`); ``uniform`` ignores it for uniform priors and
+    value ½; ``mix`` and ``source`` as in `_guide`.  Returns black's value of the root.
     """
     tree[T_N_NODES][0] = 1
     _init_node(tree, ROOT, board, eggs, meta)
@@ -710,7 +710,7 @@ def init_guided_root(tree, board, eggs, meta, mask, net, uniform, mix, source):
 def _select_puct(tree, node, side, c_puct):
     """PUCT choice for ``side`` at ``node``: Q + c·P·sqrt(N)/(1+n), unvisited Q = the node's value.
 
-    Ties are broken at random (numba's generator: seed it with :func:`rules.seed_numba`).
+    Ties are broken at random (numba's generator: seed it with `rules.seed_numba`).
     """
     n = tree[T_N_CANDIDATES][node, side]
     visits = tree[T_VISITS]
@@ -741,11 +741,11 @@ def _select_puct(tree, node, side, c_puct):
 def run_guided_search(tree, iterations, net, uniform, selection, exploration, mix, source):
     """Run ``iterations`` network-guided iterations from the root made by init_guided_root.
 
-    Both sides select independently over their candidates, by PUCT (:func:`_select_puct`,
+    Both sides select independently over their candidates, by PUCT (`_select_puct`,
     ``selection`` = ``PUCT``, ``exploration`` its constant) or by the plain search's UCT
-    (:func:`_select`, ``UCB``, which ignores the priors); a new node is valued and given
-    candidates and priors by one network forward pass (:func:`_guide`), a decided game by its
-    outcome, and the value is credited along the path as in :func:`run_search`.
+    (`_select`, ``UCB``, which ignores the priors); a new node is valued and given
+    candidates and priors by one network forward pass (`_guide`), a decided game by its
+    outcome, and the value is credited along the path as in `run_search`.
     """
     metas = tree[T_METAS]
     children = tree[T_CHILDREN]

@@ -1,8 +1,8 @@
 """Single-agent What the Shell: one seat learns, the other is played by an agent.
 
 ``gym.make("shell_envs/WhatTheShell-v0", opponent="greedy", seat="random")`` gives a plain
-Gymnasium environment over :class:`~shell_envs.what_the_shell.env.WhatTheShellEnv`; with
-:meth:`WhatTheShellSingleEnv.action_masks` it trains with MaskablePPO as it is.
+Gymnasium environment over [`WhatTheShellEnv`][]; with
+[`WhatTheShellSingleEnv.action_masks`][] it trains with MaskablePPO as it is.
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ class WhatTheShellSingleEnv(gym.Env):
 
     Args:
         opponent: an agent name (``"random"``, ``"greedy"``, ``"mcts"``) or an agent object
-            (see :mod:`shell_envs.agents.base`); search agents get the full position.
+            (see `shell_envs.agents.base`); search agents get the full position.
         seat: the learner's colour, ``"black"``, ``"white"`` or ``"random"`` (drawn again at
             every reset from the environment's seeded generator).
-        obs_encoder: as for :class:`WhatTheShellEnv` (``"planes"``, ``"flat"`` or an object).
+        obs_encoder: as for [`WhatTheShellEnv`][] (``"planes"``, ``"flat"`` or an object).
         max_rounds: rounds after which the game is truncated (reward 0).
         illegal_action: ``"lose"`` (an illegal move loses at once) or ``"raise"``.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or None.
@@ -88,7 +88,7 @@ class WhatTheShellSingleEnv(gym.Env):
     ) -> tuple[Any, dict[str, Any]]:
         """New game: draw the seat (when ``"random"``), reseed the opponent, reset the board.
 
-        ``options`` are those of :meth:`WhatTheShellEnv.reset` (e.g. ``{"position": ...}``).
+        ``options`` are those of [`WhatTheShellEnv.reset`][] (e.g. ``{"position": ...}``).
         """
         # checked first: a refused reset changes nothing (seat, generators, opponent, board)
         with warnings.catch_warnings():

@@ -1,6 +1,6 @@
 """N simultaneous What the Shell games stepped by one compiled, parallel loop.
 
-The batch kernel calls :func:`shell_envs.what_the_shell.rules.step` on each game's rows of
+The batch kernel calls `shell_envs.what_the_shell.rules.step` on each game's rows of
 the ``(N, ...)`` state arrays, the very function the single environment calls, so there is
 one implementation of the rules.  Autoreset follows Gymnasium 1.x's ``NEXT_STEP`` mode: the
 step after a game ends resets that game (its actions are ignored) and returns the fresh
@@ -74,10 +74,10 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
 
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
     actions are checked (an illegal one is not played and its player loses) and the round is
-    played with :func:`rules.step`.  Fills, per game ``i``: ``masks[0|1, i]`` (black, white),
+    played with `rules.step`.  Fills, per game ``i``: ``masks[0|1, i]`` (black, white),
     ``rewards[0|1, i]``, ``flags[:, i]`` (terminated black, white, truncated black, white),
     the observations of the built-in encoder ``kind`` and the ``report[:, i]`` rows named by
-    :data:`REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return ``autoreset`` flags
+    `REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return ``autoreset`` flags
     the games that ended, whose masks are all ones (masked samplers need a legal action; the
     next step ignores it).  ``work`` holds each game's scratch, so the loop allocates nothing.
     """
@@ -147,9 +147,9 @@ class WhatTheShellVectorEnv:
     ``reset`` and ``step`` use dicts keyed by agent (``"black"``, ``"white"``) like the
     parallel env, with batched values: observations ``{"observation": (N, ...),
     "action_mask": (N, 81) int8}``, rewards ``float32[N]``, flags ``bool[N]``, and infos a dict
-    of arrays (:data:`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
+    of arrays (`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
     ``illegal_action="lose"`` ends only the offending games; ``"raise"`` raises before any game
-    moves.  Autoreset is Gymnasium's ``NEXT_STEP`` (:attr:`autoreset_mode`); the masks returned
+    moves.  Autoreset is Gymnasium's ``NEXT_STEP`` (`autoreset_mode`); the masks returned
     with a game's last observation are all ones, since the next step ignores that game's
     actions.  With ``copy=False`` the observations are buffers that the next ``step``
     overwrites (as Gymnasium's vector envs do with ``copy=False``), which saves a copy per
@@ -311,7 +311,7 @@ class WhatTheShellVectorEnv:
 
     def _obs_buffers(self) -> tuple[np.ndarray, np.ndarray]:
         """Where this step's observations go: the fixed pair (``copy=False``), else arrays
-        from the pools that no caller refers to any more (see :mod:`shell_envs.core.buffers`)."""
+        from the pools that no caller refers to any more (see `shell_envs.core.buffers`)."""
         if not self.copy:
             return self._obs_black, self._obs_white
         return self._pools[0].take(), self._pools[1].take()

@@ -8,8 +8,6 @@ is not run, for that reason; ``text`` blocks are output.  Needs the ``test`` ext
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import re
 import subprocess
@@ -28,6 +26,12 @@ FENCE = re.compile(
 )
 LANGUAGES = {"python", "bash", "text"}
 MAX_NOT_RUN = 8  # setup commands and runs of minutes; keep them few
+ROLES = r"(?:class|meth|func|data|attr|mod|exc|obj)"
+REST_ROLE = re.compile(rf":{ROLES}:`")  # in a docstring
+RAW_ROLE = re.compile(rf":{ROLES}: ?<code>")  # the same, rendered as typed
+UNRESOLVED_REF = re.compile(r"\]\[[\w.]*\]")  # a cross-reference autorefs left as text
+EMPTY_HEADER = re.compile(r"<thead>\s*<tr>(\s*<th[^>]*>\s*</th>)+\s*</tr>")  # | | | tables
+MAX_CODE_LINE = 80  # characters of code that a 1280-pixel window shows whole on the site
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,30 @@ def test_the_site_builds_in_strict_mode(tmp_path: Path) -> None:
         assert (tmp_path / "site" / page / "index.html").is_file(), page
     api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
     assert "compile_notice" in api and "WhatTheShellEnv" in api  # generated from docstrings
+    for html in (tmp_path / "site").rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        raw = RAW_ROLE.findall(text) + UNRESOLVED_REF.findall(text)
+        assert not raw, f"{html.relative_to(tmp_path)}: shown as typed: {raw[:5]}"
+        assert not EMPTY_HEADER.search(text), f"{html.relative_to(tmp_path)}: an empty header"
+    site = {p.relative_to(tmp_path / "site").as_posix(): p for p in (tmp_path / "site").rglob("*")}
+    home = site["index.html"].read_text(encoding="utf-8")
+    assert "stylesheets/extra.css" in home and "stylesheets/extra.css" in site
+    assert "code-blocks/index.html" in site and "code-blocks/" not in home  # not in the nav
+    env = "shell_envs.what_the_shell.env.WhatTheShellEnv"
+    for target, shown in ((env, "WhatTheShellEnv"), (f"{env}.check_action", ".check_action")):
+        link = rf'<a class="autorefs autorefs-internal"[^>]* href="#{re.escape(target)}">'
+        assert re.search(rf"{link}<code>[\w.]*{re.escape(shown)}</code></a>", api), target
+
+
+def test_docstrings_use_markdown_not_rest_roles() -> None:
+    """mkdocstrings renders Markdown: ``[`Name`][]`` links, a reST ``:func:`` shows as typed."""
+    roles = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "shell_envs").rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if REST_ROLE.search(line)
+    ]
+    assert not roles, roles
 
 
 def test_every_block_follows_the_convention() -> None:
@@ -95,6 +123,18 @@ def test_every_block_follows_the_convention() -> None:
             assert block.lang in ("python", "bash"), f"{block.id}: a marker on a text block"
     not_run = [b.id for b in BLOCKS if b.marker == "not run"]
     assert len(not_run) <= MAX_NOT_RUN, not_run
+
+
+def test_code_lines_show_whole_on_the_site() -> None:
+    """Lines longer than the site's code column hide their ends behind a scroll bar."""
+    long = [
+        f"{block.id}: {line}"
+        for block in BLOCKS
+        if block.page.parent != ROOT and block.lang != "text"  # the README is not on the site
+        for line in block.code.splitlines()
+        if len(line) > MAX_CODE_LINE
+    ]
+    assert not long, long
 
 
 def test_blocks_run_elsewhere_are_run_by_their_test() -> None:
@@ -134,13 +174,14 @@ def test_the_anchor_tables_show_the_shipped_ratings() -> None:
 
 
 @pytest.mark.parametrize("block", RUN_HERE, ids=[b.id for b in RUN_HERE])
-def test_the_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    if block.lang == "python":
-        namespace = {"__name__": "__docs__"}
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(compile(block.code, block.id, "exec"), namespace)
-        return
+def test_the_block_runs(block: Block, tmp_path: Path) -> None:
+    """As a reader runs it: a ``python`` block saved as a file and run by a fresh ``python``."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
-    output = run_ok(["bash", "-e", "-o", "pipefail", "-c", block.code], tmp_path, PATH=path)
+    if block.lang == "python":
+        script = tmp_path / "block.py"
+        script.write_text(block.code, encoding="utf-8")
+        command = [sys.executable, script.name]
+    else:
+        command = ["bash", "-e", "-o", "pipefail", "-c", block.code]
+    output = run_ok(command, tmp_path, PATH=path)
     assert "Traceback" not in output

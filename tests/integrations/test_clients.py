@@ -1,9 +1,10 @@
 """The tutorials' lines for each training library, run word for word against the real libraries.
 
 Each ``<!-- runs: NAME -->`` code block of the training tutorials (``docs/tutorials/``) is
-executed here and its results checked; every code cell of the table on the training overview
-page must appear in those blocks, so the table shows only lines that run.  Needs the extras
-``test`` and ``clients``.
+run here as a reader runs it, saved as a file and run by a fresh ``python`` (worker processes
+then import that file again, as they do for a reader), and its results are checked in that
+process; every code cell of the table on the training overview page must appear in those
+blocks, so the table shows only lines that run.  Needs the extras ``test`` and ``clients``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +32,43 @@ BLOCKS = {
 }
 
 
-def run_block(name: str) -> dict[str, Any]:
-    """Execute tutorial block ``name`` in a fresh namespace and return that namespace."""
-    namespace: dict[str, Any] = {"__name__": f"docs_{name.replace('-', '_')}"}
-    exec(compile(BLOCKS[name], f"docs/tutorials:{name}", "exec"), namespace)
-    return namespace
+Check = Callable[[dict[str, Any]], None]  # checks a block's results, given its globals
+CHECKS: dict[str, Check] = {}  # block name -> its checks
+ROOT = TUTORIALS.parents[1]
+# run the block as ``python block.py`` does (runpy is what runs a script), then, with the
+# tests importable, check its module's globals
+DRIVER = """
+import runpy, sys
+namespace = runpy.run_path(sys.argv[1], run_name="__main__")
+sys.path.append(sys.argv[3])
+from tests.integrations.test_clients import CHECKS
+CHECKS[sys.argv[2]](namespace)
+"""
+
+
+def checks(name: str) -> Callable[[Check], Check]:
+    """Register the checks of block ``name``: run on its globals, in the block's process."""
+
+    def register(check: Check) -> Check:
+        CHECKS[name] = check
+        return check
+
+    return register
+
+
+@pytest.mark.parametrize("name", sorted(BLOCKS))
+def test_the_block_runs_as_a_script(name: str, tmp_path: Path) -> None:
+    """Block ``name``, saved as a file in a scratch folder, runs and does what it says."""
+    script = tmp_path / f"{name.replace('-', '_')}.py"
+    script.write_text(BLOCKS[name], encoding="utf-8")
+    command = [sys.executable, "-c", DRIVER, script.name, name, str(ROOT)]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
+
+
+def code_only(code: str) -> str:
+    """``code`` without what ruff's formatting adds: spaces, line breaks, trailing commas."""
+    return re.sub(r",([)\]}])", r"\1", re.sub(r"\s+", "", code))
 
 
 def test_every_table_cell_is_a_line_that_runs():
@@ -44,28 +78,29 @@ def test_every_table_cell_is_a_line_that_runs():
         code for row in rows[1:] if "RLlib" not in row for code in re.findall(r"`([^`]+)`", row)
     ]
     assert len(cells) >= 8
-    runs = re.sub(r"\s+", "", "\n".join(BLOCKS.values()))  # the blocks are ruff-formatted
+    runs = code_only("\n".join(BLOCKS.values()))
     for code in cells:
         if code != "action_masks()" and code != "obs.mask":
-            assert re.sub(r"\s+", "", code) in runs, f"table cell {code!r} is in no block that runs"
+            assert code_only(code) in runs, f"table cell {code!r} is in no block that runs"
     assert set(BLOCKS) == {
         f"{lib}-{game}" for lib in LIBRARIES for game in ("what-the-shell", "scorpion")
     }
+    assert set(CHECKS) == set(BLOCKS)  # each block's results are checked
 
 
-def test_sb3_self_play_on_what_the_shell():
-    ns = run_block("sb3-what-the-shell")
+@checks("sb3-what-the-shell")
+def sb3_self_play_on_what_the_shell(ns: dict[str, Any]) -> None:
     model = ns["model"]
     assert model.num_timesteps >= 512 and model.get_env().num_envs == 8
 
 
-def test_sb3_on_batched_scorpion():
-    ns = run_block("sb3-scorpion")
+@checks("sb3-scorpion")
+def sb3_on_batched_scorpion(ns: dict[str, Any]) -> None:
     assert ns["model"].num_timesteps >= 256
 
 
-def test_torchrl_on_what_the_shell():
-    ns = run_block("torchrl-what-the-shell")
+@checks("torchrl-what-the-shell")
+def torchrl_on_what_the_shell(ns: dict[str, Any]) -> None:
     rollout = ns["rollout"]
     assert rollout.batch_size == (300,)
     for seat in ("black", "white"):
@@ -81,8 +116,8 @@ def test_torchrl_on_what_the_shell():
     assert single.batch_size == (2, 100) and single["next", "done"].any()
 
 
-def test_torchrl_on_scorpion():
-    ns = run_block("torchrl-scorpion")
+@checks("torchrl-scorpion")
+def torchrl_on_scorpion(ns: dict[str, Any]) -> None:
     rollout = ns["rollout"]
     assert rollout.batch_size == (2, 200)
     assert rollout["next", "done"].sum() >= 2
@@ -94,16 +129,16 @@ def test_torchrl_on_scorpion():
     assert (after[:, 364] == 3).all()  # a fresh deal: the reserve is back to 3 cards
 
 
-def test_tianshou_on_what_the_shell_aec():
-    ns = run_block("tianshou-what-the-shell")
+@checks("tianshou-what-the-shell")
+def tianshou_on_what_the_shell_aec(ns: dict[str, Any]) -> None:
     buffer = ns["collector"].buffer
     assert ns["result"].train_step >= 300 and len(buffer) >= 300
     assert not np.asarray(buffer.info.illegal).any()  # the masked policies play legal cells
     assert np.asarray(buffer.done).sum() >= 1 and ns["result"].update_step > 0
 
 
-def test_tianshou_on_scorpion():
-    ns = run_block("tianshou-scorpion")
+@checks("tianshou-scorpion")
+def tianshou_on_scorpion(ns: dict[str, Any]) -> None:
     buffer = ns["collector"].buffer
     assert ns["result"].train_step >= 300 and ns["result"].update_step > 0
     assert not np.asarray(buffer.info.illegal).any()
