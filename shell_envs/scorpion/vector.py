@@ -121,7 +121,7 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         else:
             code, points = engine.E_OUT_OF_RANGE, 0
             n_legal = 0
-            for j in range(engine.N_ACTIONS):
+            for j in range(n_actions):
                 if mask[j]:
                     n_legal += 1
         codes[i] = code
