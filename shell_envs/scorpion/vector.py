@@ -20,6 +20,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
@@ -203,7 +204,10 @@ class ScorpionVectorEnv(VectorEnv):
         self._relaxed = self.rules == "relaxed"
         self.encoder = ENCODERS.create(obs_encoder)
         self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
-        compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
+        if isinstance(obs_encoder, str):
+            _compile_in_background()
+        else:  # a user's encoder: its own observation type, compiled in the foreground
+            compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
         self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
         self.single_action_space = spaces.Discrete(self.n_actions)
@@ -475,3 +479,26 @@ def _row(observations: Any, index: int) -> Any:
     if isinstance(observations, dict):
         return {key: value[index] for key, value in observations.items()}
     return observations[index]
+
+
+_BATCH_MODULES = ("shell_envs.scorpion.vector", "shell_envs.scorpion.rules")
+
+
+def _compile_in_background() -> None:
+    """Compile the batch loops (built-in encoders) in a background process if they are not
+    cached; they run as plain Python until then (:mod:`shell_envs.core.background`)."""
+    background.start(
+        "shell_envs.scorpion.vector:_exercise",
+        {},
+        _BATCH_MODULES,
+        (batch_reset, batch_step, batch_check, engine.check_action),
+        "the batched Scorpion rules",
+    )
+
+
+def _exercise(options: dict[str, Any]) -> None:
+    """Run every batch loop once (in the background process): reset, a checked step, explain."""
+    env = ScorpionVectorEnv(2, illegal_action="raise", **options)
+    env.reset(seed=0)
+    env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+    env.explain(0, 0)
