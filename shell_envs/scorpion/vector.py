@@ -204,9 +204,8 @@ class ScorpionVectorEnv(VectorEnv):
         self._relaxed = self.rules == "relaxed"
         self.encoder = ENCODERS.create(obs_encoder)
         self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
-        if isinstance(obs_encoder, str):
-            _compile_in_background()
-        else:  # a user's encoder: its own observation type, compiled in the foreground
+        # a user's encoder object (its own observation type) compiles in the foreground
+        if not (isinstance(obs_encoder, str) and _compile_in_background()):
             compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
         self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
@@ -484,10 +483,11 @@ def _row(observations: Any, index: int) -> Any:
 _BATCH_MODULES = ("shell_envs.scorpion.vector", "shell_envs.scorpion.rules")
 
 
-def _compile_in_background() -> None:
+def _compile_in_background() -> bool:
     """Compile the batch loops (built-in encoders) in a background process if they are not
-    cached; they run as plain Python until then (:mod:`shell_envs.core.background`)."""
-    background.start(
+    cached; they run as plain Python until then (:mod:`shell_envs.core.background`).  Returns
+    whether a compile runs in the background."""
+    return background.start(
         "shell_envs.scorpion.vector:_exercise",
         {},
         _BATCH_MODULES,

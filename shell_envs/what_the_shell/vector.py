@@ -179,9 +179,8 @@ class WhatTheShellVectorEnv:
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
-        if isinstance(obs_encoder, str):
-            _compile_in_background(obs_encoder, self._kind, self.encoder)
-        else:  # a user's encoder: compiled in the foreground
+        # a user's encoder object compiles in the foreground
+        if not (isinstance(obs_encoder, str) and _compile_in_background(obs_encoder, self)):
             compile_notice(batch_step, what="the batched What the Shell rules")
         self.possible_agents = list(AGENTS)
         n = self.num_envs
@@ -355,12 +354,17 @@ class WhatTheShellVectorEnv:
 _BATCH_MODULES = ("shell_envs.what_the_shell.vector", "shell_envs.what_the_shell.encoders")
 
 
-def _compile_in_background(obs_encoder: str, kind: int, encoder: Any) -> None:
-    """Compile the batch loop and the batch encoder of ``obs_encoder`` in a background process
-    if they are not cached; they run as plain Python until then
-    (:mod:`shell_envs.core.background`)."""
-    fill = encoders.fill_planes_batch if kind != OTHER else getattr(encoder, "fill_batch", None)
-    background.start(
+def _compile_in_background(obs_encoder: str, env: WhatTheShellVectorEnv) -> bool:
+    """Compile the batch loop and the batch encoder of ``env`` (whose encoder is named
+    ``obs_encoder``) in a background process if they are not cached; they run as plain Python
+    until then (:mod:`shell_envs.core.background`).  Returns whether a compile runs in the
+    background."""
+    fill = (
+        encoders.fill_planes_batch
+        if env._kind != OTHER
+        else getattr(env.encoder, "fill_batch", None)
+    )
+    return background.start(
         "shell_envs.what_the_shell.vector:_exercise",
         {"obs_encoder": obs_encoder},
         _BATCH_MODULES,
