@@ -551,8 +551,10 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
         status = ""
         if state.won:
             status = f"\nYou won!  Final score {state.score} in {state.moves} moves."
+        elif not info["action_mask"].any():
+            status = "\nNo legal move is left: the game is lost (q = quit)."
         elif not info["action_mask"][: engine.N_ACTIONS].any():
-            status = "\nNo legal move is left: the game is lost (u = undo, q = quit)."
+            status = "\nNo card move is left: undo (u) or quit (q)."
         _redraw(f"Deal #{seed} · " + render_ansi(state) + last + status)
         if state.won:
             return
@@ -584,17 +586,6 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             action, problem = _parse_move(text)
             if action is None:
                 last = problem or SCORPION_HELP
-                continue
-        stuck = not state.won and not info["action_mask"][: engine.N_ACTIONS].any()
-        if action == engine.UNDO_ACTION and stuck and state.moves > 0:
-            # the env ends a stuck game for good; at the terminal a player may still take
-            # the last move back, as a new position
-            taken = game.get_state()
-            points = engine.undo(*taken.arrays)
-            if points >= 0:
-                game.set_state(taken)
-                info = {"action_mask": game.action_masks()}
-                last = _undone(int(points))
                 continue
         reason = game.explain(action)
         if reason is not None:

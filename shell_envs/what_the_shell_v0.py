@@ -40,9 +40,23 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
         super().step(action)
 
 
+class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order enforcing, counting only an accepted reset: PettingZoo's marks the
+    env reset before it calls ``reset``, so after a refused first reset ``step`` ran on no game."""
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Reset as PettingZoo's wrapper does; a refused reset leaves the wrapper as it was."""
+        was = self._has_reset, self._has_updated
+        try:
+            super().reset(seed=seed, options=options)
+        except Exception:
+            self._has_reset, self._has_updated = was
+            raise
+
+
 def env(**kwargs: Any):
     """The AEC form, wrapped like PettingZoo's own games (order enforcing)."""
-    return wrappers.OrderEnforcingWrapper(WhatTheShellAEC(WhatTheShellEnv(**kwargs)))
+    return _OrderEnforcing(WhatTheShellAEC(WhatTheShellEnv(**kwargs)))
 
 
 def vector_env(num_envs: int, **kwargs: Any) -> WhatTheShellVectorEnv:

@@ -126,6 +126,62 @@ def play():
 """
 
 
+SCORPION_VECTOR = """
+MODULES = ["shell_envs.scorpion.vector", "shell_envs.scorpion.rules"]
+
+
+def play():
+    from shell_envs.scorpion.vector import ScorpionVectorEnv
+
+    for rules_name, encoder, mode in (
+        ("classic", "tableau", "next_step"),
+        ("relaxed", "cards", "same_step"),
+    ):
+        env = ScorpionVectorEnv(4, rules=rules_name, obs_encoder=encoder, allow_undo=True,
+                                max_moves=30, autoreset_mode=mode)
+        obs, info = env.reset(seed=3)
+        line(obs.tobytes(), 0.0, False, info)
+        for _ in range(60):
+            masks = env.action_masks()
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            odd = rng.random(4) < 0.1  # an illegal action, or undo
+            actions[odd] = rng.integers(env.n_actions, size=int(odd.sum()))
+            explained = [env.explain(i, int(a)) for i, a in enumerate(actions)]
+            obs, rewards, terminated, truncated, info = env.step(actions)
+            final = [None if o is None else o.tobytes() for o in info.pop("final_obs", [])]
+            info.pop("final_info", None)
+            seen = (obs.tobytes(), masks.tobytes(), final, explained)
+            line(seen, rewards.tolist(), (terminated.tolist(), truncated.tolist()), info)
+            yield
+"""
+
+WHAT_THE_SHELL_VECTOR = """
+MODULES = ["shell_envs.what_the_shell.vector", "shell_envs.what_the_shell.encoders"]
+
+
+def play():
+    from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
+
+    for encoder in ("planes", "flat"):
+        env = WhatTheShellVectorEnv(4, obs_encoder=encoder, max_rounds=30)
+        obs, info = env.reset(seed=0)
+        line(obs["black"]["observation"].tobytes(), 0.0, False, info)
+        for _ in range(50):
+            empty = obs["black"]["action_mask"]
+            black, white = (np.array([rng.choice(np.flatnonzero(m)) for m in empty])
+                            for _ in range(2))
+            collide = rng.random(4) < 0.15
+            white[collide] = black[collide]
+            black[rng.random(4) < 0.03] = rng.integers(81)  # now and then an occupied cell
+            obs, rewards, terminated, truncated, info = env.step({"black": black, "white": white})
+            seen = [obs[a][k].tobytes() for a in ("black", "white")
+                    for k in ("observation", "action_mask")]
+            flags = [x[a].tolist() for x in (terminated, truncated) for a in ("black", "white")]
+            line(seen, [rewards[a].tolist() for a in ("black", "white")], flags, info)
+            yield
+"""
+
+
 def run(game: str, plain_steps: int) -> list[str]:
     """Play ``game`` in a fresh interpreter, plain Python for its first ``plain_steps``."""
     done = subprocess.run(
@@ -140,13 +196,20 @@ def run(game: str, plain_steps: int) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("game", "steps"), [(SCORPION, 300), (WHAT_THE_SHELL, 240)], ids=["scorpion", "what_the_shell"]
+    ("game", "steps", "switch"),
+    [
+        (SCORPION, 300, 170),
+        (WHAT_THE_SHELL, 240, 170),
+        (SCORPION_VECTOR, 120, 90),
+        (WHAT_THE_SHELL_VECTOR, 100, 70),
+    ],
+    ids=["scorpion", "what_the_shell", "scorpion_vector", "what_the_shell_vector"],
 )
 def test_plain_python_until_compiled_plays_the_games_compiled_code_plays(
-    game: str, steps: int
+    game: str, steps: int, switch: int
 ) -> None:
     compiled = run(game, 0)
-    switched = run(game, 170)  # into the second env, then compiled to the end
+    switched = run(game, switch)  # into the second env, then compiled to the end
     assert switched == compiled
     assert compiled[-1] == f"{steps} steps"
 
@@ -278,6 +341,14 @@ for game, cls in (("what_the_shell", "WhatTheShellEnv"), ("scorpion", "ScorpionE
         (payload, points), = asked
         module._exercise(payload)
         print(game, name, is_cached(*points))
+for game, cls in (("what_the_shell", "WhatTheShellVectorEnv"), ("scorpion", "ScorpionVectorEnv")):
+    module = importlib.import_module(f"shell_envs.{game}.vector")
+    for name in module.ENCODERS.names():
+        del asked[:]
+        getattr(module, cls)(2, obs_encoder=name)
+        (payload, points), = asked
+        module._exercise(payload)
+        print(game, "batched", name, is_cached(*points))
 """
 
 
@@ -287,4 +358,4 @@ def test_once_compiled_a_new_env_starts_no_background_compile(tmp_path: Path) ->
     # own, and every new env would start the background compile again
     done = run_in_fresh_cache(ASKED_AFTER_COMPILE, tmp_path, background_compile="0")
     lines = done.stdout.splitlines()
-    assert len(lines) >= 4 and all(line.endswith(" True") for line in lines), lines
+    assert len(lines) >= 8 and all(line.endswith(" True") for line in lines), lines

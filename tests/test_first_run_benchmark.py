@@ -48,7 +48,8 @@ def test_the_goals_are_the_issues() -> None:
         "scorpion": 8,
         "what-the-shell-single": 8,
         "what-the-shell-parallel": 8,
-        "scorpion-vector": None,
+        "scorpion-vector": 8,
+        "what-the-shell-vector": 8,
         "bench-quick": 90,
     }
 
@@ -72,3 +73,36 @@ def test_a_case_is_timed_to_its_first_step_and_to_compiled_code(
     assert first + 0.9 < compiled  # the second mark, not the end of the process
     result = first_run.measure(["marked"], 1)["marked"]
     assert result["compiled_runs_s"] and result["compiled_median_s"] > result["median_s"]
+
+
+# a case that fails unless it runs with the package of the tree it was given
+TREE = """
+import os, sys
+assert os.environ["PYTHONPATH"] == sys.argv[1], (os.environ["PYTHONPATH"], sys.argv[1])
+"""
+
+
+def test_trees_run_each_case_with_their_own_package_interleaved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = []
+    real_run_once = first_run.run_once
+
+    def recorded(name: str, tree: Path | None = None) -> tuple[float, float | None]:
+        calls.append(tree.name)
+        monkeypatch.setattr(
+            first_run, "CASES", {"tree": (lambda tmp: [sys.executable, "-c", TREE, str(tree)], 8)}
+        )
+        return real_run_once(name, tree)
+
+    for name in ("old", "new"):
+        (tmp_path / name / "shell_envs").mkdir(parents=True)
+    monkeypatch.setattr(first_run, "run_once", recorded)
+    monkeypatch.setattr(first_run, "CASES", {"tree": (lambda tmp: [], 8)})
+    trees = [f"--tree=before={tmp_path / 'old'}", f"--tree=after={tmp_path / 'new'}"]
+    results = first_run.main(["--cases", "tree", "--repeats", "2", *trees])
+    assert calls == ["old", "new", "old", "new"]
+    assert set(results) == {"tree [before]", "tree [after]"}
+    assert all(len(r["runs_s"]) == 2 for r in results.values())
+    with pytest.raises(SystemExit):
+        first_run.main(["--cases", "tree", "--tree", f"x={tmp_path}"])  # no package there

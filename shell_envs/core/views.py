@@ -10,7 +10,8 @@ atomics as the largest single cost.
 `row` makes the same view with no reference to the parent's memory, so nothing is
 counted.  That is safe only while the parent is alive for the whole loop, as an argument of
 the compiled batch function is, and only while the view stays inside compiled code (never
-returned or stored).  Under ``NUMBA_DISABLE_JIT=1`` it is plain ``array[i]``.
+returned or stored).  Called from plain Python (under ``NUMBA_DISABLE_JIT=1``, or in a batch
+loop that runs as plain Python while it compiles in the background) it is plain ``array[i]``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 from numba import config, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.core.extending import _Intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
 __all__ = ["row"]
@@ -56,8 +57,14 @@ if config.DISABLE_JIT:
 
 else:
 
-    @intrinsic
-    def row(typingctx: Any, array: types.Type, index: types.Type) -> Any:
+    class _RowIntrinsic(_Intrinsic):
+        """numba's intrinsic, also callable from plain Python, where it is ``array[index]``
+        (numba's own refuses), so a batch loop can run as plain Python as it is."""
+
+        def __call__(self, array: np.ndarray, index: int) -> np.ndarray:
+            return array[index]
+
+    def _row_typing(typingctx: Any, array: types.Type, index: types.Type) -> Any:
         """``array[index]`` (``0 <= index < len(array)``, no wrap-around) as an uncounted view.
 
         ``array`` must be C-contiguous with 2 or more dimensions and outlive the view, and the
@@ -71,3 +78,6 @@ else:
         ):
             return None
         return array.copy(ndim=array.ndim - 1)(array, index), _row_codegen
+
+    row = _RowIntrinsic("row", _row_typing)  # what numba's @intrinsic makes, with the call
+    row._register()

@@ -7,8 +7,8 @@ and to check the solver: a win it finds is a win, and a search it exhausts is a 
 
 A state is ``(columns, face_down, reserve, removed)``: seven tuples of card indices bottom →
 top, the face-down count of each column, the three reserve cards (``()`` once dealt) and the
-number of removed sequences.  Actions are the env's: ``card * 7 + column``, and 364 for the
-reserve deal.
+number of removed sequences.  Actions are the env's: ``card * 7 + column``, 364 for the
+reserve deal and, in a :class:`Game` with undo, 365 for undo.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from typing import Any
 from shell_envs.scorpion.cards import parse_card
 
 RESERVE = 364
+UNDO = 365
+UNDO_MEMORY = 100  # the game remembers the last 100 moves
 KING = 12  # rank index of a king (card % 13); an ace is 0
 
 State = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int]
@@ -106,6 +108,42 @@ def play(state: State, action: int) -> tuple[State, int]:
         n, p = _receive(columns, face_down, dest)
         removed, points = removed + n, points + p
     return (tuple(columns), tuple(face_down), reserve, removed), points
+
+
+class Game:
+    """One game as the rules of record tell it: a score, an undo of the last 100 moves when
+    ``allow_undo``, and an end when the game is won or no legal action (undo included) exists."""
+
+    def __init__(self, state: State, relaxed: bool, allow_undo: bool, score: int = 0) -> None:
+        self.state = state
+        self.relaxed = relaxed
+        self.allow_undo = allow_undo
+        self.score = score
+        self.history: list[tuple[State, int]] = []  # (state, score) before each remembered move
+
+    def actions(self) -> list[int]:
+        """Every legal action: :func:`legal_actions`, and undo while a move is remembered and
+        the game is not won (a won game has no action at all)."""
+        actions = legal_actions(self.state, self.relaxed)
+        if self.allow_undo and self.history and self.state[3] != 4:
+            actions.append(UNDO)
+        return actions
+
+    @property
+    def over(self) -> bool:
+        """Whether the game has ended: won, or no legal action is left."""
+        return not self.actions()
+
+    def play(self, action: int) -> int:
+        """Play a legal ``action``; returns the score change (minus the points undo takes back)."""
+        if action == UNDO:
+            before = self.score
+            self.state, self.score = self.history.pop()
+            return self.score - before
+        self.history = [*self.history[-(UNDO_MEMORY - 1) :], (self.state, self.score)]
+        self.state, points = play(self.state, action)
+        self.score += points
+        return points
 
 
 @dataclass

@@ -77,7 +77,7 @@ E_SAME_SUIT = 9
 E_RESERVE_DEALT = 10
 E_NOTHING_TO_UNDO = 11
 E_UNDO_LIMIT = 12
-E_NO_MOVES = 13  # the game is lost: no legal move is left (the env refuses everything, undo too)
+E_NO_MOVES = 13  # the game is lost: no legal action is left, not even an undo (the env refuses all)
 
 _MASK32 = 0xFFFFFFFF
 _ACES = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)  # bit sets over card indices
@@ -486,18 +486,26 @@ def legal_moves(tab, lens, fd, reserve, meta, out):
 
 @jit_inline
 def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
-    """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal moves."""
+    """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal actions.
+
+    With ``allow_undo``, undo is legal in any game not won that remembers a move, also when no
+    card move or reserve deal is left: a game ends when no legal action exists (the rules of
+    record), so a stuck game ends only when there is no move to take back either.
+    """
     for a in range(mask.shape[0]):
         mask[a] = False
     k = _generate(tab, lens, fd, meta, mask, False)
-    if allow_undo:
-        mask[UNDO_ACTION] = meta[M_HIST_COUNT] > 0 and k > 0  # a finished game has no undo
+    if allow_undo and meta[M_HIST_COUNT] > 0 and meta[M_REMOVED] != 4:
+        mask[UNDO_ACTION] = True  # a won game stays won: no undo
+        k += 1
     return k
 
 
 @jit_inline
 def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
     """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``.
+
+    The legal count includes undo (:func:`legal_mask`); 0 means the game has ended.
 
     ``mask`` holds the legal mask of the current state on entry (every caller keeps it so,
     since each step refreshes it), so an action it marks legal skips the full check.

@@ -20,6 +20,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
@@ -121,7 +122,7 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         else:
             code, points = engine.E_OUT_OF_RANGE, 0
             n_legal = 0
-            for j in range(engine.N_ACTIONS):
+            for j in range(n_actions):
                 if mask[j]:
                     n_legal += 1
         codes[i] = code
@@ -203,7 +204,9 @@ class ScorpionVectorEnv(VectorEnv):
         self._relaxed = self.rules == "relaxed"
         self.encoder = ENCODERS.create(obs_encoder)
         self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
-        compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
+        # a user's encoder object (its own observation type) compiles in the foreground
+        if not (isinstance(obs_encoder, str) and _compile_in_background()):
+            compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
         self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
         self.single_action_space = spaces.Discrete(self.n_actions)
@@ -475,3 +478,27 @@ def _row(observations: Any, index: int) -> Any:
     if isinstance(observations, dict):
         return {key: value[index] for key, value in observations.items()}
     return observations[index]
+
+
+_BATCH_MODULES = ("shell_envs.scorpion.vector", "shell_envs.scorpion.rules")
+
+
+def _compile_in_background() -> bool:
+    """Compile the batch loops (built-in encoders) in a background process if they are not
+    cached; they run as plain Python until then (:mod:`shell_envs.core.background`).  Returns
+    whether a compile runs in the background."""
+    return background.start(
+        "shell_envs.scorpion.vector:_exercise",
+        {},
+        _BATCH_MODULES,
+        (batch_reset, batch_step, batch_check, engine.check_action),
+        "the batched Scorpion rules",
+    )
+
+
+def _exercise(options: dict[str, Any]) -> None:
+    """Run every batch loop once (in the background process): reset, a checked step, explain."""
+    env = ScorpionVectorEnv(2, illegal_action="raise", **options)
+    env.reset(seed=0)
+    env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
+    env.explain(0, 0)

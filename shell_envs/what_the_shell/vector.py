@@ -15,13 +15,14 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
-from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell import encoders, rules
 from shell_envs.what_the_shell.encoders import (
     ENCODERS,
     N_PLANES,
@@ -178,7 +179,9 @@ class WhatTheShellVectorEnv:
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
-        compile_notice(batch_step, what="the batched What the Shell rules")
+        # a user's encoder object compiles in the foreground
+        if not (isinstance(obs_encoder, str) and _compile_in_background(obs_encoder, self)):
+            compile_notice(batch_step, what="the batched What the Shell rules")
         self.possible_agents = list(AGENTS)
         n = self.num_envs
         self.board = np.zeros((n, rules.CELLS), dtype=np.int8)
@@ -346,3 +349,32 @@ class WhatTheShellVectorEnv:
 
     def close(self) -> None:
         """Nothing to release; present for API symmetry."""
+
+
+_BATCH_MODULES = ("shell_envs.what_the_shell.vector", "shell_envs.what_the_shell.encoders")
+
+
+def _compile_in_background(obs_encoder: str, env: WhatTheShellVectorEnv) -> bool:
+    """Compile the batch loop and the batch encoder of ``env`` (whose encoder is named
+    ``obs_encoder``) in a background process if they are not cached; they run as plain Python
+    until then (:mod:`shell_envs.core.background`).  Returns whether a compile runs in the
+    background."""
+    fill = (
+        encoders.fill_planes_batch
+        if env._kind != OTHER
+        else getattr(env.encoder, "fill_batch", None)
+    )
+    return background.start(
+        "shell_envs.what_the_shell.vector:_exercise",
+        {"obs_encoder": obs_encoder},
+        _BATCH_MODULES,
+        (batch_step, fill),
+        "the batched What the Shell rules",
+    )
+
+
+def _exercise(options: dict[str, Any]) -> None:
+    """Run the batch loop and encoder once (in the background process): a reset and a round."""
+    env = WhatTheShellVectorEnv(2, **options)
+    env.reset(seed=0)
+    env.step({"black": np.array([40, 40]), "white": np.array([41, 41])})

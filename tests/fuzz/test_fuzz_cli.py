@@ -207,22 +207,18 @@ def test_ctrl_c_while_compiling_stops_before_any_game(tmp_path: Path, monkeypatc
 
 
 def test_play_scorpion_can_take_back_the_move_that_left_no_move(monkeypatch):
-    """The env refuses everything once no move is left; the terminal still offers undo."""
+    """A stuck game with a move to take back goes on (undo is its one legal action)."""
     from shell_envs.scorpion.env import ScorpionEnv
-    from tests.scorpion.helpers import position
+    from tests.scorpion.helpers import STUCK_AFTER_ONE_MOVE
 
-    stuck_after_one_move = position(
-        {1: "AS", 2: "AH", 3: "AD", 4: "2C 4C", 5: "4S 5S 3C", 6: "4H 5H", 7: "4D 5D"},
-        face_down={4: 1},
-    )
     real_reset = ScorpionEnv.reset
 
     def reset_to_position(self, *, seed=None, options=None):
-        return real_reset(self, seed=seed, options={"position": stuck_after_one_move})
+        return real_reset(self, seed=seed, options={"position": STUCK_AFTER_ONE_MOVE})
 
     monkeypatch.setattr(ScorpionEnv, "reset", reset_to_position)
     result = invoke(["play", "scorpion"], "3C 4\nu\n3C 4\nq\n")
     assert result.exit_code == 0, result.output
-    assert "No legal move is left" in result.output
+    assert "No card move is left: undo (u) or quit (q)." in result.output
     assert "Undone (-5 points)." in result.output
     assert result.output.count("Played: 3C onto column 4") == 2

@@ -208,6 +208,54 @@ def test_single_agent_refused_reset_keeps_seat_generators_and_board(seed, option
     assert single_snapshot(env) == before
 
 
+BAD_CELL = {"black": ["zz"], "white": [], "eggs": []}
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"position": BAD_CELL},
+        {"position": {"black": ["a1"], "white": ["a1"], "eggs": []}},
+        {"position": "zz"},
+        {"position": BAD_CELL, "bogus": 1},
+    ],
+)
+def test_single_agent_refused_reset_then_play_is_the_run_without_it(opponent, options):
+    """After a refused ``reset(seed=s, options=bad)`` everything plays on as if it was never
+    sent: the observation, seat, both generators, the next steps, and the next reset's draw."""
+    runs = []
+    for refuse in (False, True):
+        env = gym.make("shell_envs/WhatTheShell-v0", opponent=opponent, seat="random")
+        env.reset(seed=0)  # seed 0 draws white, seed 1 black: a redraw would show
+        env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+        if refuse:
+            with pytest.raises(ValueError), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                env.reset(seed=1, options=options)
+        log = [single_snapshot(env)]
+        for _ in range(3):
+            obs, reward, terminated, truncated, info = env.step(
+                int(np.flatnonzero(env.unwrapped.action_masks())[0])
+            )
+            log.append((obs.tolist(), reward, terminated, truncated, info, single_snapshot(env)))
+        obs, info = env.reset()  # the seat and the opponent's seed come from the env's generator
+        log.append((obs.tolist(), info, single_snapshot(env)))
+        runs.append(log)
+    assert runs[0] == runs[1]
+
+
+def test_aec_refused_first_reset_still_asks_for_a_reset():
+    env = what_the_shell_v0.env()
+    with pytest.raises(ValueError, match="unknown cell name 'zz'"):
+        env.reset(seed=3, options={"position": BAD_CELL})
+    with pytest.raises(AssertionError, match="reset"):  # PettingZoo's order enforcing
+        env.step(40)
+    env.reset(seed=3)
+    env.step(40)
+    assert env.agent_selection == "white"
+
+
 def test_single_agent_numpy_seed_is_the_same_game():
     a = gym.make("shell_envs/WhatTheShell-v0", seat="random")
     b = gym.make("shell_envs/WhatTheShell-v0", seat="random")

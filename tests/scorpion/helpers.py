@@ -60,6 +60,18 @@ def position(
     return {"columns": cols, "face_down": fd, "reserve": codes(reserve), "removed": len(gone)}
 
 
+# 3C onto column 4 is the one legal action, and it leaves no card move and no reserve
+STUCK_AFTER_ONE_MOVE = position(
+    {1: "AS", 2: "AH", 3: "AD", 4: "2C 4C", 5: "4S 5S 3C", 6: "4H 5H", 7: "4D 5D"},
+    face_down={4: 1},
+)
+# the same position after that move: stuck from the start, with no move to take back
+STUCK_AT_THE_START = position(
+    {1: "AS", 2: "AH", 3: "AD", 4: "2C 4C 3C", 5: "4S 5S", 6: "4H 5H", 7: "4D 5D"},
+    face_down={4: 1},
+)
+
+
 def make(**kwargs) -> gym.Env:
     """``gym.make("shell_envs/Scorpion-v0", **kwargs)``."""
     return gym.make("shell_envs/Scorpion-v0", **kwargs)
@@ -77,15 +89,12 @@ def action(card: str, column: int) -> int:
     return parse_card(card) * 7 + column - 1
 
 
-class Reference:
+class Reference(reference.Game):
     """The plain reference engine (:mod:`shell_envs.scorpion.reference`, written apart from the
-    compiled rules) with a score and a 100-move undo, to cross-check the compiled engine."""
+    compiled rules), with undo, set up from a position dict, to cross-check the compiled engine."""
 
-    def __init__(self, pos: dict, relaxed: bool) -> None:
-        self.state = reference.from_position(pos)
-        self.relaxed = relaxed
-        self.score = pos.get("score", 0)
-        self.history: list[tuple] = []
+    def __init__(self, pos: dict, relaxed: bool, allow_undo: bool = True) -> None:
+        super().__init__(reference.from_position(pos), relaxed, allow_undo, pos.get("score", 0))
 
     @property
     def fd(self) -> list[int]:
@@ -100,17 +109,6 @@ class Reference:
     def legal(self) -> set[int]:
         """Every legal action except undo."""
         return set(reference.legal_actions(self.state, self.relaxed))
-
-    def apply(self, a: int) -> int:
-        """Play a legal action (365 = undo); returns its points."""
-        if a == 365:
-            before = self.score
-            self.state, self.score = self.history.pop()
-            return self.score - before
-        self.history = [*self.history[-99:], (self.state, self.score)]
-        self.state, points = reference.play(self.state, a)
-        self.score += points
-        return points
 
     def columns(self) -> list[list[str]]:
         """Columns as codes."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import gymnasium as gym
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -58,19 +59,92 @@ def test_engine_matches_an_independent_reference_model(seed, rule_set, reserve):
         legal = ref.legal()
         mask = info["action_mask"]
         assert set(np.flatnonzero(mask[:365]).tolist()) == legal
-        assert bool(mask[365]) == bool(ref.history and legal)  # a finished game has no undo
-        choices = sorted(legal) + ([365] if ref.history and legal and rng.random() < 0.25 else [])
-        if not choices:
+        assert bool(mask[365]) == (365 in ref.actions())  # undo: a move remembered, not won
+        if ref.over:
             break
-        a = int(rng.choice(choices))
-        points = ref.apply(a)
-        _, reward, _, _, info = env.step(a)
+        take_back = 365 in ref.actions() and (not legal or rng.random() < 0.25)
+        a = 365 if take_back else int(rng.choice(sorted(legal)))
+        points = ref.play(a)
+        _, reward, terminated, _, info = env.step(a)
+        assert terminated == ref.over
         got = env.unwrapped.position()
         assert reward == points
         assert got["columns"] == ref.columns()
         assert got["face_down"] == ref.fd
         assert (got["score"], got["removed"]) == (ref.score, ref.removed)
         assert info["won"] == (ref.removed == 4)
+
+
+REPLAY_DEALS = [2010, *range(40)]  # deal 2010 once ended the game when stuck after move 46
+REPLAY_MOVES = 300
+
+
+def random_choice(ref: Reference, rng: np.random.Generator) -> int:
+    """A random legal action of ``ref``: undo one time in ten, or when nothing else is left."""
+    actions = ref.actions()
+    moves = [a for a in actions if a != rules.UNDO_ACTION]
+    if not moves or (rules.UNDO_ACTION in actions and rng.random() < 0.1):
+        return rules.UNDO_ACTION
+    return int(rng.choice(moves))
+
+
+def check_against(ref: Reference, mask: np.ndarray, position: dict) -> None:
+    """The env's mask and position are the reference engine's."""
+    assert np.flatnonzero(mask).tolist() == sorted(ref.actions())
+    assert position["columns"] == ref.columns() and position["face_down"] == ref.fd
+    assert (position["score"], position["removed"]) == (ref.score, ref.removed)
+
+
+def test_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engine():
+    """Random games with undo from real deals, move by move against the rules of record's
+    engine: masks, rewards, positions and the end of each game agree, games that get stuck
+    with a move to take back included (undo is then their only legal action)."""
+    stuck = 0
+    for deal in REPLAY_DEALS:
+        env = make(allow_undo=True, max_moves=None)
+        _, info = env.reset(seed=deal)
+        ref = Reference(env.unwrapped.position(), relaxed=False)
+        rng = np.random.default_rng(deal)
+        for _ in range(REPLAY_MOVES):
+            check_against(ref, info["action_mask"], env.unwrapped.position())
+            if ref.over:
+                break
+            stuck += ref.actions() == [rules.UNDO_ACTION]
+            a = random_choice(ref, rng)
+            points = ref.play(a)
+            _, reward, terminated, _, info = env.step(a)
+            assert not info["illegal"] and reward == points and terminated == ref.over
+    assert stuck >= 5  # the case that once diverged is exercised
+
+
+def test_batched_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engine():
+    """The same replay in the batched env, every game checked until its first game ends."""
+    n = 8
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=n, allow_undo=True, max_moves=None)
+    env.reset(options={"deals": REPLAY_DEALS[:n]})
+    u = env.unwrapped
+
+    def position(i: int) -> dict:
+        return ScorpionState(tuple(x[i].copy() for x in u.arrays)).position()
+
+    refs = [Reference(position(i), relaxed=False) for i in range(n)]
+    rngs = [np.random.default_rng(deal) for deal in REPLAY_DEALS[:n]]
+    live = np.ones(n, bool)
+    stuck = 0
+    for _ in range(REPLAY_MOVES):
+        masks = env.action_masks()
+        actions = np.zeros(n, np.int64)
+        for i in np.flatnonzero(live):
+            check_against(refs[i], masks[i], position(i))
+            stuck += refs[i].actions() == [rules.UNDO_ACTION]
+            actions[i] = random_choice(refs[i], rngs[i])
+        _, rewards, terminated, truncated, info = env.step(actions)
+        for i in np.flatnonzero(live):
+            points = refs[i].play(int(actions[i]))
+            assert not info["illegal"][i] and rewards[i] == points
+            assert terminated[i] == refs[i].over and not truncated[i]
+        live &= ~terminated
+    assert stuck >= 1
 
 
 @SETTINGS
@@ -83,11 +157,13 @@ def test_undoing_every_move_restores_the_start(seed, rule_set, n):
     played = 0
     for _ in range(n):
         legal = np.flatnonzero(info["action_mask"][:365])
-        if len(legal) == 0:
+        if len(legal) == 0:  # stuck: undo is the one legal action left
+            assert np.flatnonzero(info["action_mask"]).tolist() == [rules.UNDO_ACTION]
             break
         _, _, terminated, _, info = env.step(int(rng.choice(legal)))
         played += 1
-        if terminated:  # game over means over: the env refuses undo, the rules still can
+        if terminated:  # won, and a won game stays won: the env refuses undo, the rules still can
+            assert info["won"]
             _, _, _, _, info = env.step(rules.UNDO_ACTION)
             assert info["illegal"]
             state = env.unwrapped.get_state()

@@ -6,7 +6,16 @@ import numpy as np
 import pytest
 
 from shell_envs.scorpion import rules
-from tests.scorpion.helpers import action, codes, example_deal, make, position, start
+from tests.scorpion.helpers import (
+    STUCK_AFTER_ONE_MOVE,
+    STUCK_AT_THE_START,
+    action,
+    codes,
+    example_deal,
+    make,
+    position,
+    start,
+)
 
 SPADES_K_TO_2 = "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S"
 HEARTS_K_TO_2 = "KH QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H"
@@ -339,20 +348,41 @@ def test_win_reward_is_zero_before_the_win():
     assert reward == 0.0 and not terminated
 
 
-def test_terminates_when_stuck():
-    pos = position(
-        {1: "AS", 2: "AH", 3: "AD", 4: "2C 4C", 5: "4S 5S 3C", 6: "4H 5H", 7: "4D 5D"},
-        face_down={4: 1},
-    )
-    env, info = start(pos, allow_undo=True)
-    assert np.flatnonzero(info["action_mask"]).tolist() == [action("3C", 4)]
+def test_stuck_with_a_move_to_take_back_goes_on_with_undo_its_only_action():
+    env, info = start(STUCK_AFTER_ONE_MOVE, allow_undo=True)
+    first = env.unwrapped.position()
+    assert np.flatnonzero(info["action_mask"]).tolist() == [action("3C", 4)]  # nothing to undo
+    _, reward, terminated, truncated, info = env.step(action("3C", 4))
+    assert reward == 5 and not terminated and not truncated
+    assert np.flatnonzero(info["action_mask"]).tolist() == [rules.UNDO_ACTION]
+    assert env.unwrapped.explain(rules.UNDO_ACTION) is None
+    _, reward, terminated, truncated, info = env.step(rules.UNDO_ACTION)
+    assert not info["illegal"] and reward == -5 and not terminated and not truncated
+    assert env.unwrapped.position() == first
+    # play goes on from the restored position
+    _, reward, terminated, _, info = env.step(action("3C", 4))
+    assert not info["illegal"] and reward == 5 and not terminated
+
+
+def test_stuck_without_undo_ends_the_game():
+    env, _ = start(STUCK_AFTER_ONE_MOVE)
     _, reward, terminated, truncated, info = env.step(action("3C", 4))
     assert terminated and not truncated and reward == 5
-    # game over means over: not even undo is offered or accepted
-    assert np.flatnonzero(info["action_mask"]).tolist() == []
+    assert not info["action_mask"].any()
     before = env.unwrapped.get_state()
-    _, reward, _, _, info = env.step(rules.UNDO_ACTION)
-    assert info["illegal"] and reward == 0 and "no legal move is left" in env.unwrapped.message
+    _, reward, terminated, _, info = env.step(action("3C", 5))
+    assert info["illegal"] and reward == 0 and terminated
+    assert info["code"] == rules.E_NO_MOVES and "no legal move is left" in env.unwrapped.message
+    assert env.unwrapped.get_state() == before
+
+
+def test_stuck_with_undo_but_nothing_to_take_back_ends_the_game():
+    env, info = start(STUCK_AT_THE_START, allow_undo=True)
+    assert not info["action_mask"].any()
+    before = env.unwrapped.get_state()
+    _, reward, terminated, _, info = env.step(rules.UNDO_ACTION)
+    assert info["illegal"] and reward == 0 and terminated
+    assert info["code"] == rules.E_NO_MOVES and "no legal move is left" in env.unwrapped.message
     assert env.unwrapped.get_state() == before
 
 

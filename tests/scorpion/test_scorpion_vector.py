@@ -9,8 +9,10 @@ from gymnasium.vector import AutoresetMode
 
 import shell_envs  # noqa: F401  (registers the ids)
 from shell_envs.core.errors import IllegalMove
+from shell_envs.scorpion import ScorpionState, rules
 from shell_envs.scorpion.rules import M_MOVES
 from shell_envs.scorpion.vector import DRAW_AHEAD, ScorpionVectorEnv
+from tests.scorpion.helpers import STUCK_AFTER_ONE_MOVE, STUCK_AT_THE_START, action
 
 
 def lockstep(n: int, steps: int, seed: int, illegal_every: int = 0, **kwargs):
@@ -76,6 +78,53 @@ def test_batch_matches_single_for_each_encoder_and_rule_set(encoder):
 
 def test_batch_matches_single_with_illegal_actions_undo_and_win_reward():
     lockstep(4, 60, seed=9, illegal_every=4, allow_undo=True, reward="win", max_moves=25)
+
+
+def batch_at(pos: dict, **kwargs) -> gym.vector.VectorEnv:
+    """A batched env of two games, game 0 set to ``pos`` (game 1 plays deal 1)."""
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, **kwargs)
+    env.reset(seed=0)
+    u = env.unwrapped
+    for batched, own in zip(u.arrays, ScorpionState.from_position(pos).arrays, strict=True):
+        batched[0] = own
+    rules.legal_mask(*(x[0] for x in u.arrays), u.allow_undo, u.masks[0])
+    return env
+
+
+def step_game_0(env: gym.vector.VectorEnv, a: int) -> tuple:
+    """Step game 0 with ``a`` (game 1 with a legal action): game 0's reward, flags and info."""
+    actions = np.array([a, np.flatnonzero(env.action_masks()[1])[0]])
+    _, rewards, terminated, truncated, info = env.step(actions)
+    return rewards[0], terminated[0], truncated[0], {k: v[0] for k, v in info.items()}
+
+
+def test_batch_stuck_with_a_move_to_take_back_goes_on_with_undo_its_only_action():
+    env = batch_at(STUCK_AFTER_ONE_MOVE, allow_undo=True)
+    assert np.flatnonzero(env.action_masks()[0]).tolist() == [action("3C", 4)]
+    reward, terminated, truncated, _ = step_game_0(env, action("3C", 4))
+    assert reward == 5 and not terminated and not truncated
+    assert np.flatnonzero(env.action_masks()[0]).tolist() == [rules.UNDO_ACTION]
+    assert env.unwrapped.explain(0, rules.UNDO_ACTION) is None
+    reward, terminated, _, info = step_game_0(env, 366)  # out of range: refused, still going
+    assert info["illegal"] and reward == 0 and not terminated
+    reward, terminated, truncated, info = step_game_0(env, rules.UNDO_ACTION)
+    assert not info["illegal"] and reward == -5 and not terminated and not truncated
+    assert np.flatnonzero(env.action_masks()[0]).tolist() == [action("3C", 4)]
+    reward, terminated, _, info = step_game_0(env, action("3C", 4))
+    assert not info["illegal"] and reward == 5 and not terminated
+
+
+def test_batch_stuck_without_undo_ends_the_game():
+    env = batch_at(STUCK_AFTER_ONE_MOVE)
+    reward, terminated, truncated, _ = step_game_0(env, action("3C", 4))
+    assert reward == 5 and terminated and not truncated
+
+
+def test_batch_stuck_with_undo_but_nothing_to_take_back_ends_the_game():
+    env = batch_at(STUCK_AT_THE_START, allow_undo=True)
+    assert not env.unwrapped.masks[0].any()
+    reward, terminated, _, info = step_game_0(env, rules.UNDO_ACTION)
+    assert info["illegal"] and reward == 0 and terminated
 
 
 class ScoreAndHidden:
