@@ -53,9 +53,11 @@ def _encode(kind, tab, lens, fd, reserve, meta, out):
 
 
 @jit
-def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo):
-    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count."""
-    cards = np.empty(engine.N_CARDS, np.int8)
+def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards):
+    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count.
+
+    ``cards`` (52) is scratch room for the shuffled deck.
+    """
     engine.shuffled_deck(number, cards)
     engine.deal(tab, lens, fd, reserve, meta, hist, cards, relaxed)
     return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
@@ -71,88 +73,138 @@ def _game(tab, lens, fd, reserve, meta, hist, i):
     return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
 
 
+@jit_inline
+def reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, number, relaxed,
+               allow_undo, kind):  # fmt: skip
+    """Deal ``number`` in one game (its arrays, mask, observation row, 52 cards of scratch)
+    and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
+    _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards)
+    if kind >= 0:
+        _encode(kind, tab, lens, fd, reserve, meta, obs)
+
+
+@jit_inline
+def step_game(i, tab, lens, fd, reserve, meta, hist, mask, obs, cards, actions, allow_undo,
+              steps, max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended,
+              codes, rewards, terminated, truncated):  # fmt: skip
+    """One game's part of a batch step: game ``i``'s arrays, mask and observation row (views
+    in any layout) and the per-game vectors indexed by ``i``.
+
+    A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
+    ignored).  Fills ``codes[i]``, ``rewards[i]``, ``terminated[i]``, ``truncated[i]``;
+    ``autoreset[i]`` then says whether the game ended this step, and with ``fill_ended`` an
+    ended game's mask is all True (autoreset "next_step": the next step ignores its action, so
+    any will do, and a masked sampler needs at least one).  The CPU batch loop and the GPU
+    kernel both run this function, so both play the same games.
+    """
+    terminated[i] = False
+    truncated[i] = False
+    codes[i] = engine.OK
+    rewards[i] = 0.0
+    if autoreset[i]:
+        reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], relaxed,
+                   allow_undo, kind)  # fmt: skip
+        steps[i] = 0
+        autoreset[i] = False
+        return
+    a = actions[i]
+    if 0 <= a < mask.shape[0]:
+        code, points, n_legal = engine.step(tab, lens, fd, reserve, meta, hist, a, allow_undo,
+                                            mask)  # fmt: skip
+    else:
+        code, points = engine.E_OUT_OF_RANGE, 0
+        n_legal = 0
+        for j in range(engine.N_ACTIONS):
+            if mask[j]:
+                n_legal += 1
+    codes[i] = code
+    steps[i] += 1
+    won = meta[engine.M_REMOVED] == 4
+    if win_reward:
+        rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
+    else:
+        rewards[i] = points
+    terminated[i] = won or n_legal == 0
+    truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
+    ended = terminated[i] or truncated[i]
+    autoreset[i] = ended
+    if ended and fill_ended:
+        for j in range(mask.shape[0]):
+            mask[j] = True
+    if kind >= 0:
+        _encode(kind, tab, lens, fd, reserve, meta, obs)
+
+
 @jit_parallel
 def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, allow_undo, masks,
-                kind, obs):  # fmt: skip
+                kind, obs, cards):  # fmt: skip
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(tab.shape[0]):
         if which[i]:
             g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
                 tab, lens, fd, reserve, meta, hist, i
             )
-            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed,
-                         row(masks, i), allow_undo)  # fmt: skip
-            if kind >= 0:
-                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
+            reset_game(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
+                       row(cards, i), numbers[i], relaxed, allow_undo, kind)  # fmt: skip
 
 
 @jit_parallel
 def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, steps,
-               max_moves, win_reward, relaxed, autoreset, numbers, kind, obs, codes, rewards,
-               terminated, truncated):  # fmt: skip
-    """Step every game: check and play its action, refresh its mask, encode.
+               max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended, obs, cards,
+               codes, rewards, terminated, truncated):  # fmt: skip
+    """Step every game (:func:`step_game`).
 
-    A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
-    ignored).  Fills ``codes``, ``rewards``, ``terminated``, ``truncated``; on return
-    ``autoreset`` flags the games that ended this step.  The rule functions of an ordinary
-    step (a card move, the new mask, the encoding) are inlined into this loop; rare ones (the
-    reserve deal, undo, checks of illegal actions, new deals) are calls.
+    The rule functions of an ordinary step (a card move, the new mask, the encoding) are
+    inlined into this loop; rare ones (the reserve deal, undo, checks of illegal actions, new
+    deals) are calls.
     """
-    n_actions = masks.shape[1]
     for i in prange(tab.shape[0]):
-        terminated[i] = False
-        truncated[i] = False
-        codes[i] = engine.OK
-        rewards[i] = 0.0
         g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
-        mask = row(masks, i)
-        if autoreset[i]:
-            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed, mask,
-                         allow_undo)  # fmt: skip
-            steps[i] = 0
-            autoreset[i] = False
-            if kind >= 0:
-                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
-            continue
-        a = actions[i]
-        if 0 <= a < n_actions:
-            code, points, n_legal = engine.step(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
-                                                allow_undo, mask)  # fmt: skip
-        else:
-            code, points = engine.E_OUT_OF_RANGE, 0
-            n_legal = 0
-            for j in range(engine.N_ACTIONS):
-                if mask[j]:
-                    n_legal += 1
-        codes[i] = code
-        steps[i] += 1
-        won = meta[i, engine.M_REMOVED] == 4
-        if win_reward:
-            rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
-        else:
-            rewards[i] = points
-        terminated[i] = won or n_legal == 0
-        truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
-        autoreset[i] = terminated[i] or truncated[i]
-        if kind >= 0:
-            _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
+        step_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
+                  row(cards, i), actions, allow_undo, steps, max_moves, win_reward, relaxed,
+                  autoreset, numbers, kind, fill_ended, codes, rewards, terminated,
+                  truncated)  # fmt: skip
+
+
+@jit_inline
+def check_game(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
+    """``codes[i]``: the check code of game ``i``'s action (its arrays; ``skip[i]``: the game is
+    being reset, so its action does not count)."""
+    a = actions[i]
+    if skip[i]:
+        codes[i] = engine.OK
+    elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
+        codes[i] = engine.check_action(tab, lens, fd, reserve, meta, hist, a, allow_undo)
+    else:
+        codes[i] = engine.E_OUT_OF_RANGE
 
 
 @jit_parallel
 def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-    """The check code of every game's action (``skip[i]``: the game is being reset)."""
+    """The check code of every game's action (:func:`check_game`)."""
     for i in prange(tab.shape[0]):
-        a = actions[i]
-        if skip[i]:
-            codes[i] = engine.OK
-        elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
-                tab, lens, fd, reserve, meta, hist, i
-            )
-            codes[i] = engine.check_action(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
-                                           allow_undo)  # fmt: skip
-        else:
-            codes[i] = engine.E_OUT_OF_RANGE
+        g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
+        check_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, actions, allow_undo, skip,
+                   codes)  # fmt: skip
+
+
+def explain_action(arrays: tuple[np.ndarray, ...], action: Any, n_actions: int, allow_undo: bool,
+                   lang: str) -> str | None:  # fmt: skip
+    """Why ``action`` is illegal in the game of ``arrays`` (one game's state arrays), in
+    ``lang``; None when it is legal."""
+    a = action_index(action, n_actions)
+    if not 0 <= a < n_actions:
+        return message(engine.E_OUT_OF_RANGE, lang, action=action, last=n_actions - 1)
+    code = engine.check_action(*arrays, a, allow_undo)
+    if code == engine.OK:
+        return None
+    if code in (engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= engine.RESERVE_ACTION:
+        return message(code, lang, action=action, last=n_actions - 1)
+    tab, lens = arrays[0], arrays[1]
+    card, dest = divmod(a, 7)
+    n = int(lens[dest])
+    top = int(tab[dest, n - 1]) if n else None
+    return message(code, lang, action=action, card=card, column=dest + 1, top=top)
 
 
 class ScorpionVectorEnv(VectorEnv):
@@ -232,6 +284,7 @@ class ScorpionVectorEnv(VectorEnv):
         self._terminated = np.zeros(n, np.bool_)
         self._truncated = np.zeros(n, np.bool_)
         self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
+        self._cards = np.zeros((n, engine.N_CARDS), np.int8)  # scratch for shuffled decks
         # returned arrays come from pools: no fresh megabytes (page faults) every step
         self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
         self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
@@ -291,7 +344,8 @@ class ScorpionVectorEnv(VectorEnv):
             self._draw_deals(np.array([i for i, s in enumerate(seeds) if s is None], np.int64))
         everyone = np.ones(n, np.bool_)
         batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
-                    self.masks, self._kind, self._obs_target(partial=False))  # fmt: skip
+                    self.masks, self._kind, self._obs_target(partial=False),
+                    self._cards)  # fmt: skip
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
@@ -315,12 +369,9 @@ class ScorpionVectorEnv(VectorEnv):
         self._draw_deals(np.flatnonzero(self._autoreset))
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
-                   self._kind, self._obs_target(partial=False), self._codes, self._rewards,
-                   self._terminated, self._truncated)  # fmt: skip
-        if not self._same_step and self._autoreset.any():
-            # the next step resets these games and ignores their actions: any will do, and a
-            # masked sampler needs at least one (a stuck game's own mask is all False)
-            self.masks[self._autoreset] = True
+                   self._kind, not self._same_step, self._obs_target(partial=False),
+                   self._cards, self._codes, self._rewards, self._terminated,
+                   self._truncated)  # fmt: skip
         infos = self._infos()
         observations = self._observations()
         if self._same_step and self._autoreset.any():
@@ -332,7 +383,8 @@ class ScorpionVectorEnv(VectorEnv):
             final_info = infos
             self._draw_deals(np.flatnonzero(ended))
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
-                        self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
+                        self.masks, self._kind, self._obs_target(partial=True),
+                        self._cards)  # fmt: skip
             self.steps[ended] = 0
             self._autoreset[:] = False
             observations = self._observations()
@@ -354,19 +406,8 @@ class ScorpionVectorEnv(VectorEnv):
     def explain(self, index: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""
         index = integer("index", index, 0, self.num_envs - 1)
-        a = action_index(action, self.n_actions)
-        if not 0 <= a < self.n_actions:
-            return message(engine.E_OUT_OF_RANGE, self.lang, action=action, last=self.n_actions - 1)
         arrays = tuple(x[index] for x in self.arrays)
-        code = engine.check_action(*arrays, a, self.allow_undo)
-        if code == engine.OK:
-            return None
-        if code in (engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= engine.RESERVE_ACTION:
-            return message(code, self.lang, action=action, last=self.n_actions - 1)
-        card, dest = divmod(a, 7)
-        n = int(self.lens[index, dest])
-        top = int(self.tab[index, dest, n - 1]) if n else None
-        return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
+        return explain_action(arrays, action, self.n_actions, self.allow_undo, self.lang)
 
     def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
         """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again).
@@ -398,7 +439,8 @@ class ScorpionVectorEnv(VectorEnv):
             return
         self._draw_deals(np.flatnonzero(which))
         batch_reset(*self.arrays, self.deals, which, self._relaxed, self.allow_undo,
-                    self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
+                    self.masks, self._kind, self._obs_target(partial=True),
+                    self._cards)  # fmt: skip
         self.steps[which] = 0
         self._autoreset[which] = False
 
