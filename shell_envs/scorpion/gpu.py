@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -290,25 +289,85 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
     return out
 
 
+# numpy's SeedSequence constants (hash and mix of 32-bit words)
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+
+
+def _seed_sequence_words(seeds: np.ndarray) -> list[np.ndarray]:
+    """``SeedSequence(seed).generate_state(4, np.uint64)`` of every seed (non-negative, below
+    2**64) as 8 little-endian 32-bit words: numpy's algorithm over arrays of seeds.
+
+    A seed's entropy is its 32-bit words, and numpy hashes 0 for each missing word of its pool
+    of 4, so every seed counts as 4 words, the missing ones 0.
+    """
+    hash_const = _INIT_A
+
+    def hashmix(value: np.ndarray) -> np.ndarray:
+        nonlocal hash_const
+        value = value ^ np.uint32(hash_const)
+        hash_const = (hash_const * _MULT_A) & _M32
+        value = value * np.uint32(hash_const)
+        return value ^ (value >> np.uint32(16))
+
+    def mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        result = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
+        return result ^ (result >> np.uint32(16))
+
+    seeds = seeds.astype(np.uint64)
+    zero = np.zeros(seeds.shape, np.uint32)
+    entropy = [(seeds & np.uint64(_M32)).astype(np.uint32), (seeds >> np.uint64(32)).astype(
+        np.uint32), zero, zero]  # fmt: skip
+    pool = [hashmix(word) for word in entropy]
+    for i_src in range(4):
+        for i_dst in range(4):
+            if i_src != i_dst:
+                pool[i_dst] = mix(pool[i_dst], hashmix(pool[i_src]))
+    hash_const = _INIT_B
+    words = []
+    for i_dst in range(8):
+        value = pool[i_dst % 4] ^ np.uint32(hash_const)
+        hash_const = (hash_const * _MULT_B) & _M32
+        value = value * np.uint32(hash_const)
+        words.append(value ^ (value >> np.uint32(16)))
+    return words
+
+
+@jit
+def _step_columns(gen):
+    """One PCG64 step of every generator column of ``gen`` (the last step of its seeding)."""
+    for j in range(gen.shape[1]):
+        pcg64_next64(gen[:, j])
+
+
 def generator_columns(seeds: Sequence[int | None]) -> np.ndarray:
-    """``int64[GEN_ROWS, len(seeds)]``: the PCG64 state of ``seeding.np_random(seed)`` for each
-    seed, as the CPU env seeds each env's generator (None: a fresh random state)."""
-    out = np.zeros((GEN_ROWS, len(seeds)), np.int64)
-    fresh = np.random.default_rng()
-    for j, s in enumerate(seeds):
-        if s is None:
-            words = [int(x) for x in fresh.integers(0, 2**64, size=2, dtype=np.uint64)]
-            state, inc = (words[0] << 64) | words[1], (words[1] << 64) | words[0] | 1
-            has32, half = 0, 0
-        else:
-            st = seeding.np_random(s)[0].bit_generator.state
-            state, inc = st["state"]["state"], st["state"]["inc"]
-            has32, half = st["has_uint32"], st["uinteger"]
-        for k in range(_LIMBS):
-            out[k, j] = (state >> (16 * k)) & 0xFFFF
-            out[G_INC + k, j] = (inc >> (16 * k)) & 0xFFFF
-        out[G_HAS32, j] = has32
-        out[G_UINT32, j] = half
+    """``int64[GEN_ROWS, len(seeds)]``: for each seed, the PCG64 state of
+    ``seeding.np_random(seed)`` (numpy's ``PCG64(SeedSequence(seed))``), as the CPU env seeds
+    each env's generator; None gives a fresh random state."""
+    n = len(seeds)
+    out = np.zeros((GEN_ROWS, n), np.int64)
+    known = np.array([s is not None for s in seeds], np.bool_)
+    fresh = np.random.default_rng().integers(0, 2**16, size=(2 * _LIMBS, int((~known).sum())))
+    fresh[G_INC] |= 1  # a PCG increment is odd
+    out[: 2 * _LIMBS, ~known] = fresh
+    if known.any():
+        w = [x.astype(np.int64) for x in _seed_sequence_words(
+            np.array([s for s in seeds if s is not None], np.uint64))]  # fmt: skip
+        # PCG64(seed = (w1:w0, w3:w2), inc = (w5:w4, w7:w6)) as numpy seeds it: increment
+        # (inc << 1) | 1, state = increment + seed, then one step
+        seq = [w[6], w[7], w[4], w[5]]  # 32-bit words of the increment seed, low to high
+        start = [w[2], w[3], w[0], w[1]]  # of the state seed
+        inc = [((seq[k] << 1) | (seq[k - 1] >> 31 if k else 1)) & _M32 for k in range(4)]
+        carry = 0
+        for k in range(4):
+            total = inc[k] + start[k] + carry
+            carry = total >> 32
+            for half in range(2):
+                out[2 * k + half, known] = (total >> (16 * half)) & 0xFFFF
+                out[G_INC + 2 * k + half, known] = (inc[k] >> (16 * half)) & 0xFFFF
+        stepped = np.ascontiguousarray(out[:, known])
+        _step_columns(stepped)
+        out[:, known] = stepped
     return out
 
 
