@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from shell_envs.core.jit import inline_without_copies
+
 __all__ = [
     "INSTALL",
     "THREADS_PER_BLOCK",
@@ -77,6 +79,10 @@ def cuda() -> Any:
         raise CudaUnavailableError(
             f"device='cuda' needs numba-cuda, which is not installed: {INSTALL} ({exc})"
         ) from exc
+    with contextlib.suppress(ImportError):  # numba-cuda's own copy of numba's inliner
+        from numba.cuda.core import inline_closurecall
+
+        inline_without_copies(inline_closurecall)
     return module
 
 
@@ -154,8 +160,9 @@ class Kernel:
         """Launch over ``n`` games (nothing when ``n`` is 0)."""
         if n <= 0:
             return
-        blocks = (n + self.threads - 1) // self.threads
-        self.compiled[blocks, self.threads](n, *arrays)
+        threads = min(self.threads, n)
+        blocks = (n + threads - 1) // threads
+        self.compiled[blocks, threads](n, *arrays)
 
 
 @contextlib.contextmanager

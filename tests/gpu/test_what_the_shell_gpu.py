@@ -1,0 +1,141 @@
+"""The What the Shell GPU env without a GPU: the same games as the CPU batched env under numba's
+CUDA simulator, every kernel compiled to PTX for sm_90, and the clear errors."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from shell_envs import what_the_shell_v0
+from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
+from tests.gpu.helpers import ROOT, needs_numba_cuda, run
+
+SIM_CHECKS = [
+    "lockstep_planes",
+    "lockstep_planes_uint8",
+    "lockstep_flat",
+    "lockstep_game_major",
+    "long_games",
+    "sampler",
+    "handoff",
+    "raise_and_errors",
+]
+CONSTANT_MEMORY = 64 * 1024  # bytes of constant data ptxas accepts in one module
+
+
+@pytest.mark.parametrize("check", SIM_CHECKS)
+def test_under_the_simulator(check):
+    needs_numba_cuda()
+    out = run([str(ROOT / "tests" / "gpu" / "what_the_shell_sim.py"), check], simulator=True)
+    assert out.strip().endswith(f"ok {check}")
+
+
+PTX_CASES = {  # each kernel once, both layouts and both observation dtypes between them
+    ("step_soa_kernel", "uint8"),
+    ("step_game_major_kernel", "float32"),
+    ("sample_kernel", "int8"),
+}
+
+
+def test_every_kernel_compiles_to_ptx_for_sm_90():
+    needs_numba_cuda()
+    from shell_envs.core import cuda
+    from shell_envs.what_the_shell import gpu
+
+    cases = [
+        (k, args) for k, args in gpu.kernel_signatures() if (k.name, _obs_dtype(args)) in PTX_CASES
+    ]
+    assert len(cases) == len(PTX_CASES)
+    for kernel, args in cases:
+        ptx = cuda.compile_ptx(kernel, args, cc=(9, 0))
+        assert re.search(r"^\.target sm_90\b", ptx, re.M), kernel.name
+        assert f"{kernel.name}" in ptx and ".entry" in ptx
+        # the rule tables are small enough for constant memory (int64 ones were not)
+        constant = sum(int(m) for m in re.findall(r"^\.const [^\[]*\[(\d+)\]", ptx, re.M))
+        assert constant < CONSTANT_MEMORY, (kernel.name, constant)
+
+
+def _obs_dtype(args):
+    """The dtype of a step kernel's observations (argument 10), or of the sampler's masks."""
+    return str(args[10].dtype if len(args) > 10 else args[0].dtype)
+
+
+NO_EXTRA = """
+import sys
+sys.modules["numba_cuda"] = None  # as if the cuda extra were not installed
+from shell_envs import what_the_shell_v0
+from shell_envs.core.cuda import CudaUnavailableError
+try:
+    what_the_shell_v0.vector_env(4, device="cuda")
+except CudaUnavailableError as exc:
+    print(exc)
+"""
+
+
+def test_without_the_extra_device_cuda_says_what_to_install():
+    out = run(["-c", NO_EXTRA], simulator=False, timeout=300)
+    assert 'pip install "shell-envs[cuda]"' in out and "numba-cuda" in out
+
+
+def test_without_a_gpu_device_cuda_says_none_was_found(monkeypatch):
+    needs_numba_cuda()
+    from shell_envs.core import cuda
+
+    monkeypatch.setattr(cuda.cuda(), "is_available", lambda: False)
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    with pytest.raises(cuda.CudaUnavailableError, match="no CUDA device found"):
+        what_the_shell_v0.vector_env(4, device="cuda")
+
+
+SIM_WITH_JIT = """
+from shell_envs import what_the_shell_v0
+from shell_envs.core.cuda import CudaUnavailableError
+try:
+    what_the_shell_v0.vector_env(4, device="cuda")
+except CudaUnavailableError as exc:
+    print(exc)
+"""
+
+
+def test_the_simulator_asks_for_plain_python_rules():
+    needs_numba_cuda()
+    out = subprocess.run(
+        [sys.executable, "-c", SIM_WITH_JIT],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "NUMBA_ENABLE_CUDASIM": "1",
+            "NUMBA_DISABLE_JIT": "0",
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "NUMBA_DISABLE_JIT=1" in out.stdout, out.stdout + out.stderr
+
+
+CPU_PATH = """
+import sys
+import gymnasium as gym
+import shell_envs
+from shell_envs import what_the_shell_v0
+env = what_the_shell_v0.vector_env(4, device="cpu")
+gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, vectorization_mode="vector_entry_point")
+print(sorted(m for m in sys.modules if m.startswith(("numba_cuda", "numba.cuda", "torch"))))
+"""
+
+
+def test_the_cpu_path_imports_neither_numba_cuda_nor_torch():
+    assert run(["-c", CPU_PATH], simulator=False, timeout=300).strip() == "[]"
+
+
+def test_device_cpu_is_the_cpu_env_and_other_devices_are_refused():
+    assert isinstance(what_the_shell_v0.vector_env(2), WhatTheShellVectorEnv)
+    assert isinstance(what_the_shell_v0.vector_env(2, device="cpu"), WhatTheShellVectorEnv)
+    with pytest.raises(ValueError, match="device must be one of 'cpu', 'cuda'"):
+        what_the_shell_v0.vector_env(2, device="gpu")
