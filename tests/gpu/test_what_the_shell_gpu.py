@@ -3,6 +3,7 @@ CUDA simulator, every kernel compiled to PTX for sm_90, and the clear errors."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -139,3 +140,18 @@ def test_device_cpu_is_the_cpu_env_and_other_devices_are_refused():
     assert isinstance(what_the_shell_v0.vector_env(2, device="cpu"), WhatTheShellVectorEnv)
     with pytest.raises(ValueError, match="device must be one of 'cpu', 'cuda'"):
         what_the_shell_v0.vector_env(2, device="gpu")
+
+
+def test_the_gpu_benchmark_runs_under_the_simulator(tmp_path):
+    needs_numba_cuda()
+    out = tmp_path / "gpu"
+    args = ["--quick", "--cpu-batch", "8", "--seconds", "0.02", "--repeats", "2", "--out", str(out)]
+    run([str(ROOT / "benchmarks" / "gpu.py"), *args], simulator=True)
+    result = json.loads(out.with_suffix(".json").read_text())
+    rows = {(r["workload"].split(" (")[0], r["device"], r["layout"]) for r in result["rows"]}
+    for layout in ("soa", "game_major"):
+        assert ("What the Shell GPU", "simulator", layout) in rows
+    assert ("What the Shell CPU vector_env", "cpu, 2 threads", "-") in rows
+    assert all(r["steps_per_s"] > 0 and r["min"] <= r["max"] for r in result["rows"])
+    assert result["goals"] == []  # simulated speeds are not judged
+    assert "| What the Shell GPU (planes_uint8" in out.with_suffix(".md").read_text()
