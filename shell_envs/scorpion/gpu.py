@@ -29,27 +29,20 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from shell_envs.core import cuda
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import jit, jit_inline
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, flag, integer, mapping, positive_int
-from shell_envs.core.validation import seed as seed_value
+from shell_envs.core.validation import choice, flag, integer
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion import vector
-from shell_envs.scorpion.encoders import ENCODERS, CardsEncoder, TableauEncoder
-from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES
-from shell_envs.scorpion.messages import LANGS
-from shell_envs.scorpion.state import MAX_DEAL_NUMBER
+from shell_envs.scorpion.env import DEFAULT_MAX_MOVES
 
 __all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures", "scorpion_gpu_rows"]
 
 LAYOUTS = ("soa", "game_major")
-_KINDS = {TableauEncoder: vector.TABLEAU, CardsEncoder: vector.CARDS}
 DRAW_AHEAD = vector.DRAW_AHEAD
 
 # numpy's PCG64: a 128-bit LCG (multiplier below) with the XSL-RR output; the state and the
@@ -403,54 +396,26 @@ class ScorpionGpuVectorEnv(VectorEnv):
         copy: bool = False,
         layout: str = "soa",
     ) -> None:
-        self.rules = choice("rules", rules, RULES)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.lang = choice("lang", lang, LANGS)
-        self.reward_mode = choice("reward", reward, REWARDS)
-        if isinstance(autoreset_mode, AutoresetMode):
-            autoreset_mode = {v: k for k, v in vector.AUTORESET_MODES.items()}.get(
-                autoreset_mode, ""
-            )
-        choice("autoreset_mode", autoreset_mode, tuple(vector.AUTORESET_MODES))
+        autoreset_mode = vector.configure(self, num_envs, rules, obs_encoder, illegal_action,
+                                          allow_undo, lang, max_moves, reward, mask_in_obs,
+                                          autoreset_mode, render_mode)  # fmt: skip
         if autoreset_mode != "next_step":
             raise ValueError(
                 "on the GPU, autoreset_mode must be 'next_step' (same_step's final_obs holds "
                 "one host object per ended game, which would stop the GPU every step)"
             )
-        if render_mode is not None:
-            raise ValueError("the batched Scorpion env does not render; use the single env")
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.allow_undo = flag("allow_undo", allow_undo)
-        self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
-        self.copy = flag("copy", copy)
-        self.layout = choice("layout", layout, LAYOUTS)
-        self.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
-        self.render_mode = None
-        self.autoreset_mode = AutoresetMode.NEXT_STEP
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
-        self._relaxed = self.rules == "relaxed"
-        self.encoder = ENCODERS.create(obs_encoder)
-        if type(self.encoder) not in _KINDS:
+        if self._kind < 0:
             raise ValueError(
                 "on the GPU, obs_encoder must be one of the built-in encoders 'tableau' or "
                 f"'cards' (they run on the device), got {obs_encoder!r}"
             )
-        self._kind = _KINDS[type(self.encoder)]
+        self.copy = flag("copy", copy)
+        self.layout = choice("layout", layout, LAYOUTS)
         cuda.require()
         torch = cuda._torch()
         self.device = torch.device("cpu" if cuda.simulated() else "cuda")
-        self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
-        self.single_action_space = spaces.Discrete(self.n_actions)
-        self.action_space = spaces.MultiDiscrete(np.full(n, self.n_actions))
         obs_space = self.encoder.space
-        if self.mask_in_obs:
-            self.single_observation_space = spaces.Dict(
-                {"observation": obs_space, "action_mask": spaces.MultiBinary(self.n_actions)}
-            )
-        else:
-            self.single_observation_space = obs_space
-        self.observation_space = batch_space(self.single_observation_space, n)
         layout = self.layout
         self.state = {name: cuda.device_array(_fresh_state(name, n, layout)) for name in _PER_GAME}
         self._masks = cuda.device_array(np.zeros(_shape(n, (self.n_actions,), layout), np.bool_))
@@ -505,18 +470,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         deal numbers; a seed also seeds :meth:`sample_actions`.
         """
         n = self.num_envs
-        seeds = _seeds(seed, n)
-        options = mapping("options", options, ("deals",), "reset option")
-        numbers = options.get("deals")
-        if numbers is not None:
-            if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
-                raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
-            if len(numbers) != n:
-                raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
-            numbers = [
-                integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER)
-                for i, x in enumerate(numbers)
-            ]
+        seeds, numbers = vector.reset_request(seed, options, n)
         seeded = np.array([s is not None for s in seeds], np.bool_)
         if seeded.any():
             RESEED_KERNEL(n, cuda.device_array(seeded), cuda.device_array(generator_columns(
@@ -596,12 +550,10 @@ class ScorpionGpuVectorEnv(VectorEnv):
         if numbers is None:
             self._use_pool = False
             return
-        pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
-        if not pool:
-            raise ValueError("the deal pool must hold at least one deal number")
+        pool = vector.deal_pool(numbers)
         if len(pool) >= 2**31:
             raise ValueError("the deal pool holds at most 2**31 - 1 deal numbers")
-        self._pool = cuda.device_array(np.array(pool, np.int64))
+        self._pool = cuda.device_array(pool)
         self._use_pool = True
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
@@ -670,20 +622,6 @@ def _fresh_state(name: str, n: int, layout: str) -> np.ndarray:
     one = dict(zip(STATE, engine.new_arrays(), strict=True))[name]
     rows = np.repeat(one[None], n, axis=0)
     return np.ascontiguousarray(np.moveaxis(rows, 0, -1)) if layout == "soa" else rows
-
-
-def _seeds(seed: Any, n: int) -> list[int | None]:
-    """The seed of each env from ``reset(seed=...)``: checked as the CPU env checks it."""
-    if seed is None:
-        return [None] * n
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-        first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
-        return [first + i for i in range(n)]
-    if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
-        raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
-    if len(seed) != n:
-        raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
-    return [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
 
 
 def scorpion_gpu_rows(

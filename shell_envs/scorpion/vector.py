@@ -207,6 +207,79 @@ def explain_action(arrays: tuple[np.ndarray, ...], action: Any, n_actions: int, 
     return message(code, lang, action=action, card=card, column=dest + 1, top=top)
 
 
+def configure(env: Any, num_envs: int, rules: str, obs_encoder: Any, illegal_action: str,
+              allow_undo: bool, lang: str, max_moves: int | None, reward: str, mask_in_obs: bool,
+              autoreset_mode: str | AutoresetMode, render_mode: str | None) -> str:  # fmt: skip
+    """Check the keywords of a batched Scorpion env and set its options and spaces on ``env``
+    (the CPU env and the GPU env alike); returns the name of the autoreset mode."""
+    env.rules = choice("rules", rules, RULES)
+    env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+    env.lang = choice("lang", lang, LANGS)
+    env.reward_mode = choice("reward", reward, REWARDS)
+    if isinstance(autoreset_mode, AutoresetMode):
+        autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
+    choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
+    if render_mode is not None:
+        raise ValueError("the batched Scorpion env does not render; use the single env")
+    env.num_envs = positive_int("num_envs", num_envs)
+    env.allow_undo = flag("allow_undo", allow_undo)
+    env.mask_in_obs = flag("mask_in_obs", mask_in_obs)
+    env.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
+    env.render_mode = None
+    env.autoreset_mode = AUTORESET_MODES[autoreset_mode]
+    env.metadata = {"autoreset_mode": env.autoreset_mode}
+    env._relaxed = env.rules == "relaxed"
+    env.encoder = ENCODERS.create(obs_encoder)
+    env._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(env.encoder), -1)
+    env.n_actions = engine.N_ACTIONS_UNDO if env.allow_undo else engine.N_ACTIONS
+    env.single_action_space = spaces.Discrete(env.n_actions)
+    env.action_space = spaces.MultiDiscrete(np.full(env.num_envs, env.n_actions))
+    if env.mask_in_obs:
+        env.single_observation_space = spaces.Dict(
+            {"observation": env.encoder.space, "action_mask": spaces.MultiBinary(env.n_actions)}
+        )
+    else:
+        env.single_observation_space = env.encoder.space
+    env.observation_space = batch_space(env.single_observation_space, env.num_envs)
+    return autoreset_mode
+
+
+def reset_request(seed: Any, options: dict[str, Any] | None, n: int) -> tuple[list, list | None]:
+    """The checked arguments of ``reset`` for ``n`` envs: each env's seed (None: unseeded) and
+    the deal numbers of ``options["deals"]`` (None when not given).  Everything is checked
+    before anything changes, so a refused reset leaves every env as it was."""
+    if seed is None:
+        seeds: list[int | None] = [None] * n
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
+        seeds = [first + i for i in range(n)]
+    else:
+        if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+            raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
+        if len(seed) != n:
+            raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
+        seeds = [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
+    options = mapping("options", options, ("deals",), "reset option")
+    numbers = options.get("deals")
+    if numbers is not None:
+        if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
+            raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
+        if len(numbers) != n:
+            raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
+        numbers = [
+            integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)
+        ]
+    return seeds, numbers
+
+
+def deal_pool(numbers: Sequence[int]) -> np.ndarray:
+    """The checked deal numbers of ``set_deal_pool`` (at least one)."""
+    pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
+    if not pool:
+        raise ValueError("the deal pool must hold at least one deal number")
+    return np.array(pool, np.int64)
+
+
 class ScorpionVectorEnv(VectorEnv):
     """``num_envs`` Scorpion games; the keywords of ``Scorpion-v0`` plus ``autoreset_mode``.
 
@@ -235,39 +308,13 @@ class ScorpionVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = "next_step",
         render_mode: str | None = None,
     ) -> None:
-        self.rules = choice("rules", rules, RULES)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.lang = choice("lang", lang, LANGS)
-        self.reward_mode = choice("reward", reward, REWARDS)
-        if isinstance(autoreset_mode, AutoresetMode):
-            autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
-        choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
-        if render_mode is not None:
-            raise ValueError("the batched Scorpion env does not render; use the single env")
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.allow_undo = flag("allow_undo", allow_undo)
-        self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
-        self.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
-        self.render_mode = None
-        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        autoreset_mode = configure(self, num_envs, rules, obs_encoder, illegal_action, allow_undo,
+                                   lang, max_moves, reward, mask_in_obs, autoreset_mode,
+                                   render_mode)  # fmt: skip
         self._same_step = autoreset_mode == "same_step"
-        self._relaxed = self.rules == "relaxed"
-        self.encoder = ENCODERS.create(obs_encoder)
-        self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
         compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
-        self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
-        self.single_action_space = spaces.Discrete(self.n_actions)
-        self.action_space = spaces.MultiDiscrete(np.full(n, self.n_actions))
         obs_space = self.encoder.space
-        if self.mask_in_obs:
-            self.single_observation_space = spaces.Dict(
-                {"observation": obs_space, "action_mask": spaces.MultiBinary(self.n_actions)}
-            )
-        else:
-            self.single_observation_space = obs_space
-        self.observation_space = batch_space(self.single_observation_space, n)
         tab, lens, fd, reserve, meta, hist = engine.new_arrays()
         self.tab = np.repeat(tab[None], n, axis=0)
         self.lens = np.repeat(lens[None], n, axis=0)
@@ -309,29 +356,7 @@ class ScorpionVectorEnv(VectorEnv):
         plays the given deal numbers.
         """
         n = self.num_envs
-        # everything is checked before anything changes: a refused reset leaves every env as it was
-        if seed is None:
-            seeds: list[int | None] = [None] * n
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
-            seeds = [first + i for i in range(n)]
-        else:
-            if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
-                raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
-            if len(seed) != n:
-                raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
-            seeds = [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
-        options = mapping("options", options, ("deals",), "reset option")
-        numbers = options.get("deals")
-        if numbers is not None:
-            if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
-                raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
-            if len(numbers) != n:
-                raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
-            numbers = [
-                integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER)
-                for i, x in enumerate(numbers)
-            ]
+        seeds, numbers = reset_request(seed, options, n)
         for i, s in enumerate(seeds):
             if s is not None:
                 self._rngs[i] = seeding.np_random(s)[0]
@@ -420,10 +445,7 @@ class ScorpionVectorEnv(VectorEnv):
         if numbers is None:
             self._pool = None
             return
-        pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
-        if not pool:
-            raise ValueError("the deal pool must hold at least one deal number")
-        self._pool = np.array(pool, np.int64)
+        self._pool = deal_pool(numbers)
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
         """End the games of ``envs`` now and deal each its next game, as an autoreset does.
