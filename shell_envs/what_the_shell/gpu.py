@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from shell_envs.core import cuda
-from shell_envs.core.jit import jit_inline
 from shell_envs.core.sampling import random_legal
 from shell_envs.core.validation import choice, flag, positive_int
 from shell_envs.what_the_shell import rules, vector
@@ -40,20 +39,14 @@ _KINDS = {PlanesEncoder: vector.PLANES, PlanesUint8Encoder: vector.PLANES_UINT8,
 _WORK_ROWS, _WORK_WIDTH = rules.WORK_SHAPE
 
 
-@jit_inline
-def _observe_flat(kind, board, eggs, meta, planes, flat_b, flat_w):
-    """Flat observations of one game when ``kind`` is :data:`FLAT` (``planes`` is scratch)."""
-    if kind == FLAT:
-        fill_flat_pair(board, eggs, meta, planes, flat_b, flat_w)
-
-
 def _step_soa(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
               obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
     """Game ``i`` of a step, state as struct-of-arrays (``board[cell, game]`` ...)."""
     vector.step_game(i, board[:, i], eggs[:, i], meta[:, i], info[:, i], work[:, :, i], black,
                      white, autoreset, max_rounds, kind, obs_b[i], obs_w[i], masks[0, i],
                      masks[1, i], rewards, flags, report)  # fmt: skip
-    _observe_flat(kind, board[:, i], eggs[:, i], meta[:, i], obs_b[i], flat_b[i], flat_w[i])
+    if kind == FLAT:  # obs_b is scratch planes then
+        fill_flat_pair(board[:, i], eggs[:, i], meta[:, i], obs_b[i], flat_b[i], flat_w[i])
 
 
 def _step_game_major(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind,
@@ -62,7 +55,8 @@ def _step_game_major(i, board, eggs, meta, info, work, black, white, autoreset, 
     vector.step_game(i, board[i], eggs[i], meta[i], info[i], work[i], black, white, autoreset,
                      max_rounds, kind, obs_b[i], obs_w[i], masks[0, i], masks[1, i], rewards,
                      flags, report)  # fmt: skip
-    _observe_flat(kind, board[i], eggs[i], meta[i], obs_b[i], flat_b[i], flat_w[i])
+    if kind == FLAT:  # obs_b is scratch planes then
+        fill_flat_pair(board[i], eggs[i], meta[i], obs_b[i], flat_b[i], flat_w[i])
 
 
 def _sample(i, masks, states, black, white):
@@ -205,6 +199,7 @@ class WhatTheShellGpuVectorEnv:
         self._report = cuda.empty((len(vector.REPORT_FIELDS), n), np.int32)
         self._rng = cuda.random_states(n, None)
         self._picks = (cuda.empty(n, np.int64), cuda.empty(n, np.int64))
+        self._pick_tensors = tuple(cuda.as_torch(a) for a in self._picks)
         self._tensors = self._views()
         self.seeds: list[int] | None = None
 
@@ -250,19 +245,24 @@ class WhatTheShellGpuVectorEnv:
                 "step() takes a dict with an array of N actions for each of 'black' and "
                 f"'white', got {actions!r}"
             )
-        n = self.num_envs
-        black = cuda.integer_array(actions["black"], (n,), "black actions")
-        white = cuda.integer_array(actions["white"], (n,), "white actions")
+        black, white = (self._device_actions(actions[agent], agent) for agent in AGENTS)
         if self.illegal_action == "raise":
             self._raise_if_illegal(black, white)
         self._launch_step(black, white)
         return self._results()
 
+    def _device_actions(self, values: Any, agent: str) -> Any:
+        """One agent's actions as an ``int64`` device array (the sampler's own, as they are)."""
+        for picks, tensor in zip(self._picks, self._pick_tensors, strict=True):
+            if values is tensor:
+                return picks
+        return cuda.integer_array(values, (self.num_envs,), f"{agent} actions")
+
     def sample_actions(self) -> dict[str, Any]:
         """A uniformly random legal action per game and player (``int64`` tensors on the
         device, from the last step's masks), drawn on the device; valid until the next call."""
         SAMPLE_KERNEL(self.num_envs, self._masks, self._rng, *self._picks)
-        black, white = (cuda.as_torch(a) for a in self._picks)
+        black, white = self._pick_tensors
         return {"black": black, "white": white}
 
     def action_masks(self) -> Any:

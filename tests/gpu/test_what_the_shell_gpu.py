@@ -28,10 +28,24 @@ SIM_CHECKS = [
 CONSTANT_MEMORY = 64 * 1024  # bytes of constant data ptxas accepts in one module
 
 
+CHECKS = ROOT / "tests" / "gpu" / "what_the_shell_checks.py"
+
+
 @pytest.mark.parametrize("check", SIM_CHECKS)
 def test_under_the_simulator(check):
     needs_numba_cuda()
-    out = run([str(ROOT / "tests" / "gpu" / "what_the_shell_sim.py"), check], simulator=True)
+    out = run([str(CHECKS), check], simulator=True)
+    assert out.strip().endswith(f"ok {check}")
+
+
+@pytest.mark.parametrize("check", SIM_CHECKS)
+def test_on_a_gpu(check):
+    needs_numba_cuda()
+    from shell_envs.core import cuda
+
+    if not cuda.cuda().is_available():
+        pytest.skip("no CUDA device here (the simulator tests cover the same checks)")
+    out = run([str(CHECKS), check], simulator=False)
     assert out.strip().endswith(f"ok {check}")
 
 

@@ -1,8 +1,10 @@
-"""Checks of the What the Shell GPU env under numba's CUDA simulator, run by
-test_what_the_shell_gpu.py.
+"""Checks of the What the Shell GPU env against the CPU batched env, run by
+test_what_the_shell_gpu.py: under numba's CUDA simulator everywhere, and on a real GPU where
+there is one.
 
-Run as ``python tests/gpu/what_the_shell_sim.py CHECK`` with ``NUMBA_ENABLE_CUDASIM=1`` and
-``NUMBA_DISABLE_JIT=1``; each check raises on the first difference and prints ``ok CHECK``.
+Run as ``python tests/gpu/what_the_shell_checks.py CHECK`` (with ``NUMBA_ENABLE_CUDASIM=1`` and
+``NUMBA_DISABLE_JIT=1`` for the simulator); each check raises on the first difference and
+prints ``ok CHECK``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def same(gpu, cpu, what):
             same(gpu[key], cpu[key], f"{what}[{key!r}]")
         return
     assert isinstance(gpu, torch.Tensor), (what, type(gpu))
-    got = gpu.numpy()
+    got = gpu.cpu().numpy()
     assert got.dtype == cpu.dtype and got.shape == cpu.shape, (what, got.dtype, got.shape)
     np.testing.assert_array_equal(got, cpu, err_msg=what)
 
@@ -111,12 +113,12 @@ def sampler():
             actions = env.sample_actions()
             assert actions["black"].dtype == torch.int64 and actions["black"].shape == (N,)
             for agent in AGENTS:
-                cells = actions[agent].numpy()
-                masks = obs[agent]["action_mask"].numpy()
+                cells = actions[agent].cpu().numpy()
+                masks = obs[agent]["action_mask"].cpu().numpy()
                 assert (masks[np.arange(N), cells] == 1).all()
-            taken.append(np.stack([actions[a].numpy().copy() for a in AGENTS]))
+            taken.append(np.stack([actions[a].cpu().numpy() for a in AGENTS]))
             obs, _, terms, truncs, infos = env.step(actions)
-            assert (infos["illegal"].numpy() == 0).all()
+            assert (infos["illegal"].cpu().numpy() == 0).all()
         draws.append(np.array(taken))
     assert np.array_equal(draws[0], draws[1]) and not np.array_equal(draws[0], draws[2])
 
@@ -147,7 +149,7 @@ def handoff():
         return
     planes = jax.dlpack.from_dlpack(out[0]["black"]["observation"])
     assert planes.shape == (N, 5, 9, 9) and str(planes.dtype) == "uint8"
-    np.testing.assert_array_equal(np.asarray(planes), out[0]["black"]["observation"].numpy())
+    np.testing.assert_array_equal(np.asarray(planes), out[0]["black"]["observation"].cpu().numpy())
 
 
 def raise_and_errors():
