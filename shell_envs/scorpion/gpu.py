@@ -439,15 +439,11 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
     def _views(self) -> dict[str, Any]:
         """The torch tensors viewing the env's buffers, ``(N, ...)``, made once."""
-        n = self.num_envs
-        soa = self.layout == "soa"
         obs = cuda.as_torch(self._obs)
         masks = cuda.as_torch(self._masks)
         meta = cuda.as_torch(self.state["meta"])
-        if soa:
-            obs = obs.reshape(-1, n).T.reshape(n, *self.encoder.space.shape)
-            masks = masks.T
-            meta = meta.T
+        if self.layout == "soa":  # the built-in encodings are 1-D: (size, N) viewed as (N, size)
+            obs, masks, meta = obs.T, masks.T, meta.T
         return {
             "obs": obs,
             "masks": masks,
