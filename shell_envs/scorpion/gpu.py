@@ -24,7 +24,6 @@ until the next ``step``, ``reset`` or ``redeal`` (``copy=True`` clones them).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -628,46 +627,13 @@ def scorpion_gpu_rows(
     obs_encoder: str = "tableau",
 ) -> list[dict[str, Any]]:
     """Scorpion's rows for ``benchmarks/gpu.py``: steps/s of the GPU env with its observation
-    and mask, random legal actions drawn on the device, for each batch size and layout.
+    and mask, random legal actions drawn on the device, for each batch size and layout
+    (:func:`shell_envs.bench.gpu.gpu_env_rows`: medians of ``repeats`` runs of about
+    ``seconds``, each ending with a device synchronisation)."""
+    from shell_envs.bench.gpu import gpu_env_rows
 
-    Each row: ``workload``, ``layout``, ``batch``, ``steps_per_s`` (median of ``repeats``
-    timed runs of about ``seconds`` each), ``min``, ``max``, ``compile_s`` (first reset and
-    step, compiles included).  Every timed run ends with a device synchronisation.
-    """
-    torch = cuda._torch()
-    rows = []
-    for layout in layouts:
-        for n in sizes:
-            start = time.perf_counter()
-            env = ScorpionGpuVectorEnv(n, obs_encoder=obs_encoder, layout=layout)
-            env.reset(seed=0)
-            env.step(env.sample_actions())
-            cuda.synchronize()
-            compile_s = time.perf_counter() - start
-            steps = 8
-            rates = []
-            for _ in range(repeats):
-                while True:
-                    t0 = time.perf_counter()
-                    for _ in range(steps):
-                        env.step(env.sample_actions())
-                    cuda.synchronize()
-                    elapsed = time.perf_counter() - t0
-                    if elapsed >= seconds or steps >= 2**20:
-                        break
-                    steps = max(steps * 2, int(steps * seconds / max(elapsed, 1e-6) * 1.1))
-                rates.append(steps * n / elapsed)
-            rows.append(
-                {
-                    "workload": f"Scorpion GPU env ({obs_encoder} observation + mask)",
-                    "layout": layout,
-                    "batch": n,
-                    "steps_per_s": float(np.median(rates)),
-                    "min": float(min(rates)),
-                    "max": float(max(rates)),
-                    "compile_s": compile_s,
-                    "torch": torch.__version__,
-                }
-            )
-            del env
-    return rows
+    def make(n: int, layout: str) -> ScorpionGpuVectorEnv:
+        return ScorpionGpuVectorEnv(n, obs_encoder=obs_encoder, layout=layout)
+
+    workload = f"Scorpion GPU env ({obs_encoder} observation + mask)"
+    return gpu_env_rows(make, workload, sizes, layouts, seconds, repeats)
