@@ -1,10 +1,12 @@
-"""Checks of the Scorpion GPU env under numba's CUDA simulator, run by test_scorpion_gpu.py.
+"""Checks of the Scorpion GPU env against the CPU env, run by test_scorpion_gpu.py: under
+numba's CUDA simulator on any machine, and on a real GPU when there is one.
 
-Run as ``python tests/gpu/scorpion_sim.py [CHECK ...]`` (default: every check) with
-``NUMBA_ENABLE_CUDASIM=1`` and ``NUMBA_DISABLE_JIT=1`` (the simulator runs kernels as Python,
-so the rules run as Python too).  Each check raises on the first difference; the script
-prints ``ok CHECK`` or ``FAILED CHECK`` and the traceback for each, in one process (starting
-one costs more than most checks).
+Run as ``python tests/gpu/scorpion_sim.py [CHECK ...]`` (default: every check but
+``lockstep_large``, which is for a real GPU) with ``NUMBA_ENABLE_CUDASIM=1`` and
+``NUMBA_DISABLE_JIT=1`` (the simulator runs kernels as Python, so the rules run as Python too),
+or without them on a machine with a GPU.  Each check raises on the first difference; the
+script prints ``ok CHECK`` or ``FAILED CHECK`` and the traceback for each, in one process
+(starting one costs more than most checks).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def host(value):
     if isinstance(value, dict):
         return {k: host(v) for k, v in value.items()}
     assert isinstance(value, torch.Tensor), type(value)
-    return value.numpy()
+    return value.cpu().numpy()
 
 
 def same(gpu, cpu, what):
@@ -87,7 +89,7 @@ def lockstep(n, steps, seed, layout="soa", pool_at=None, redeal_at=None, **kwarg
         masks = cpu.action_masks()
         same(gpu.action_masks(), masks, f"masks before step {step}")
         acts = actions_for(step, masks, gpu, rng, cpu.n_actions)
-        given = torch.as_tensor(acts) if step % 2 else acts.tolist()
+        given = torch.as_tensor(acts, device=gpu.device) if step % 2 else acts.tolist()
         out_gpu, out_cpu = gpu.step(given), cpu.step(acts)
         same_all(out_gpu, out_cpu, f"step {step}")
         ended += int(out_cpu[2].sum() + out_cpu[3].sum())
@@ -130,6 +132,13 @@ def check_lockstep_soa_options():
             np.testing.assert_array_equal(host(out_gpu[0][key])[[0, 2]], value[[0, 2]])
         for key, value in out_cpu[4].items():
             np.testing.assert_array_equal(host(out_gpu[4][key])[[0, 2]], value[[0, 2]])
+
+
+def check_lockstep_large():
+    """Real GPU only (too slow in the simulator): many games, both layouts, long enough for
+    wins, stuck games and truncations."""
+    for layout in ("soa", "game_major"):
+        assert lockstep(512, 300, seed=21, layout=layout, max_moves=120) > 512
 
 
 def check_deals_equal_cpu():
@@ -188,13 +197,13 @@ def check_raise_and_errors():
     first, _ = copying.reset(seed=0)
     held = first.clone()
     copying.step(copying.sample_actions())
-    np.testing.assert_array_equal(first.numpy(), held.numpy())  # a clone is never written
+    np.testing.assert_array_equal(host(first), host(held))  # a clone is never written
 
 
 CHECKS = {name[len("check_") :]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or CHECKS:
+    for name in sys.argv[1:] or [name for name in CHECKS if name != "lockstep_large"]:
         try:
             CHECKS[name]()
         except Exception:

@@ -149,3 +149,13 @@ def test_every_scorpion_kernel_compiles_to_ptx_for_sm90(jobs):
     names = {line.split()[1] for line in out.splitlines() if line.startswith("compiled")}
     assert {"step_soa_kernel", "step_game_major_kernel", "reset_soa_kernel"} <= names
     assert len(names) == 10, names
+
+
+def test_gpu_env_plays_the_cpu_games_on_a_real_gpu():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("numba_cuda", reason='needs the cuda extra: pip install "shell-envs[cuda]"')
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU (the simulator checks above run everywhere)")
+    checks = [*SIM_CHECKS, "lockstep_large"]
+    out = Job([str(ROOT / "tests" / "gpu" / "scorpion_sim.py"), *checks], False).output()
+    assert all(f"ok {check}\n" in out for check in checks), out[-6000:]
