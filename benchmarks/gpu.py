@@ -34,7 +34,6 @@ import datetime
 import json
 import os
 import platform
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +42,8 @@ from typing import Any
 os.environ.setdefault("SHELL_ENVS_BACKGROUND_COMPILE", "0")  # measure compiled code only
 
 import numpy as np  # noqa: E402
+
+from shell_envs.bench.gpu import gpu_env_rows, rate_row  # noqa: E402
 
 SIZES = (8192, 65536, 262144)
 CPU_BATCH = 16384
@@ -67,7 +68,6 @@ def gpu_status() -> str | None:
 
 def what_the_shell_gpu(sizes, seconds, repeats) -> list[dict[str, Any]]:
     """What the Shell's GPU rows: planes_uint8 and planes (SoA), planes_uint8 game-major."""
-    from shell_envs.bench.gpu import gpu_env_rows
     from shell_envs.what_the_shell.gpu import WhatTheShellGpuVectorEnv
 
     rows = []
@@ -171,24 +171,9 @@ def cpu_rows(n, seconds, repeats) -> list[dict[str, Any]]:
         for threads in sorted({min(2, all_threads), all_threads}):
             numba.set_num_threads(threads)
             rates, warmup = _timed(run, seconds, repeats)
-            rows.append(_row(workload, f"cpu, {threads} threads", "-", n, rates, warmup, repeats))
+            rows.append(rate_row(workload, f"cpu, {threads} threads", "-", n, rates, warmup))
         numba.set_num_threads(all_threads)
     return rows
-
-
-def _row(workload, device, layout, n, rates, compile_s, repeats) -> dict[str, Any]:
-    """One result row."""
-    return {
-        "workload": workload,
-        "device": device,
-        "layout": layout,
-        "batch": n,
-        "steps_per_s": statistics.median(rates),
-        "min": min(rates),
-        "max": max(rates),
-        "repeats": repeats,
-        "compile_s": compile_s,
-    }
 
 
 def _pgx_run(env_id: str, n: int) -> Callable[[int], int]:
@@ -234,7 +219,7 @@ def pgx_rows(sizes: dict[str, tuple[int, ...]], seconds, repeats) -> list[dict[s
         for n in ns:
             rates, warmup = _timed(_pgx_run(env_id, n), seconds, repeats)
             workload = f"pgx {env_id} (jit + vmap)"
-            rows.append(_row(workload, f"jax {device}", "-", n, rates, warmup, repeats))
+            rows.append(rate_row(workload, f"jax {device}", "-", n, rates, warmup))
     return rows
 
 

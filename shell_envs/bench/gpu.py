@@ -14,6 +14,23 @@ from typing import Any
 MAX_STEPS = 2**20  # timed steps in one run at most
 
 
+def rate_row(
+    workload: str, device: str, layout: str, n: int, rates: Sequence[float], compile_s: float
+) -> dict[str, Any]:
+    """One row of a throughput table: the median of ``rates`` (steps/s) with the spread."""
+    return {
+        "workload": workload,
+        "device": device,
+        "layout": layout,
+        "batch": n,
+        "steps_per_s": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "repeats": len(rates),
+        "compile_s": compile_s,
+    }
+
+
 def gpu_env_rows(
     make: Callable[[int, str], Any],
     workload: str,
@@ -56,19 +73,8 @@ def gpu_env_rows(
                         MAX_STEPS, max(2 * steps, int(1.1 * steps * seconds / max(elapsed, 1e-9)))
                     )
                 rates.append(steps * n / elapsed)
-            rows.append(
-                {
-                    "workload": workload,
-                    "device": "simulator" if cuda.simulated() else "cuda",
-                    "layout": layout,
-                    "batch": n,
-                    "steps_per_s": statistics.median(rates),
-                    "min": min(rates),
-                    "max": max(rates),
-                    "repeats": repeats,
-                    "compile_s": compile_s,
-                }
-            )
+            device = "simulator" if cuda.simulated() else "cuda"
+            rows.append(rate_row(workload, device, layout, n, rates, compile_s))
             env.close()
             del env
     return rows

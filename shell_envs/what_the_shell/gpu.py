@@ -21,17 +21,16 @@ import numpy as np
 
 from shell_envs.core import cuda
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.validation import choice
 from shell_envs.what_the_shell import rules, vector
 from shell_envs.what_the_shell.encoders import (
-    ENCODERS,
     N_PLANES,
     FlatEncoder,
     PlanesEncoder,
     PlanesUint8Encoder,
     fill_flat_pair,
 )
-from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
+from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS
 
 LAYOUTS = ("soa", "game_major")
 FLAT = 2  # the encoder kind the GPU kernel adds to vector's PLANES and PLANES_UINT8
@@ -159,12 +158,8 @@ class WhatTheShellGpuVectorEnv:
         copy: bool = False,
         layout: str = "soa",
     ) -> None:
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.copy = flag("copy", copy)
+        vector.configure(self, num_envs, obs_encoder, max_rounds, illegal_action, copy)
         self.layout = choice("layout", layout, LAYOUTS)
-        self.encoder = ENCODERS.create(obs_encoder)
         if type(self.encoder) not in _KINDS:
             raise ValueError(
                 "on the GPU, obs_encoder must be one of the built-in encoders 'planes', "
@@ -174,9 +169,6 @@ class WhatTheShellGpuVectorEnv:
         cuda.require()
         torch = cuda._torch()
         self.device = torch.device("cpu" if cuda.simulated() else "cuda")
-        self.possible_agents = list(AGENTS)
-        (self.single_observation_space, self.single_action_space, self.observation_space,
-         self.action_space) = vector.batch_spaces(self.encoder, self.num_envs)  # fmt: skip
         n = self.num_envs
         shapes = _state_shapes(n, self.layout)
         self.state = {name: cuda.empty(shapes[name], _STATE_DTYPES[name]) for name in shapes}

@@ -152,9 +152,24 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
                   report)  # fmt: skip
 
 
+def configure(
+    env: Any, num_envs: int, obs_encoder: Any, max_rounds: int, illegal_action: str, copy: bool
+) -> None:
+    """Check a batched env's options and set them on ``env`` with its agents and spaces (the
+    CPU and GPU batched envs share them); a bad option raises ``ValueError``."""
+    env.num_envs = positive_int("num_envs", num_envs)
+    env.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
+    env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+    env.copy = flag("copy", copy)
+    env.encoder = ENCODERS.create(obs_encoder)
+    env.possible_agents = list(AGENTS)
+    (env.single_observation_space, env.single_action_space, env.observation_space,
+     env.action_space) = batch_spaces(env.encoder, env.num_envs)  # fmt: skip
+
+
 def batch_spaces(encoder: Any, n: int) -> tuple[spaces.Space, ...]:
     """``(single_observation_space, single_action_space, observation_space, action_space)``
-    of ``n`` batched games observed by ``encoder`` (the CPU and GPU batched envs')."""
+    of ``n`` batched games observed by ``encoder``."""
     mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
     single = spaces.Dict({"observation": encoder.space, "action_mask": mask_space})
     batched = spaces.Dict(
@@ -238,16 +253,11 @@ class WhatTheShellVectorEnv:
         illegal_action: str = "lose",
         copy: bool = True,
     ) -> None:
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.copy = flag("copy", copy)
-        self.encoder = ENCODERS.create(obs_encoder)
+        configure(self, num_envs, obs_encoder, max_rounds, illegal_action, copy)
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
         compile_notice(batch_step, what="the batched What the Shell rules")
-        self.possible_agents = list(AGENTS)
         n = self.num_envs
         self.board = np.zeros((n, rules.CELLS), dtype=np.int8)
         self.eggs = np.full((n, rules.CELLS), -1, dtype=np.int8)
@@ -260,8 +270,6 @@ class WhatTheShellVectorEnv:
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
         self._pools = (BufferPool(shape, dtype), BufferPool(shape, dtype))
-        (self.single_observation_space, self.single_action_space, self.observation_space,
-         self.action_space) = batch_spaces(self.encoder, n)  # fmt: skip
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
