@@ -281,7 +281,8 @@ def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
 
     Takes any CUDA array (torch, CuPy, numba; through ``__cuda_array_interface__``), a DLPack
     producer (JAX), or a host array or sequence; anything else, another shape or a non-integer
-    dtype raises ``ValueError`` naming ``what``.
+    dtype raises ``ValueError`` naming ``what``.  The host never waits: kernels run on the
+    default stream, which is made to wait for torch's current stream when that is another.
     """
     module = require()
     torch = _torch()
@@ -304,8 +305,11 @@ def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
         tensor = torch.as_tensor(host)
     kind = "b" if tensor.dtype == torch.bool else ("f" if tensor.is_floating_point() else "i")
     _checked(tensor, shape, what, kind=kind if not tensor.is_complex() else "c")
-    tensor = tensor.to(device="cuda", dtype=torch.int64)
-    return module.as_cuda_array(tensor.contiguous())
+    tensor = tensor.to(device="cuda", dtype=torch.int64).contiguous()
+    current, default = torch.cuda.current_stream(), torch.cuda.default_stream()
+    if current != default:  # kernels run on the default stream: it waits, the host does not
+        default.wait_stream(current)
+    return module.as_cuda_array(tensor, sync=False)  # sync=True would wait on the host
 
 
 def _checked(array: Any, shape: tuple[int, ...], what: str, kind: str) -> Any:
