@@ -201,16 +201,31 @@ class WhatTheShellGpuVectorEnv:
         self.state["work"] = cuda.device_array(np.zeros(shape, np.int8))
 
     def _views(self) -> dict[str, Any]:
-        """The torch tensors viewing the output buffers, made once."""
+        """The torch tensors viewing the output buffers, each result's view made once (indexing
+        a tensor costs microseconds of host time; a step should cost little more than its
+        launches)."""
+        torch = cuda._torch()
         n = self.num_envs
         shape = (n, *self.encoder.space.shape)
         source = self._flat if self._kind == FLAT else self._planes
-        obs = [cuda.as_torch(a).reshape(shape) for a in source]
+        obs_b, obs_w = (cuda.as_torch(a).reshape(shape) for a in source)
         masks = cuda.as_torch(self._masks)
         rewards = cuda.as_torch(self._rewards)
         flags = cuda.as_torch(self._flags)
         report = cuda.as_torch(self._report)
-        return {"obs": obs, "masks": masks, "rewards": rewards, "flags": flags, "report": report}
+        infos = dict(zip(vector.REPORT_FIELDS, report, strict=True))
+        self._as_bool = []  # (int32 row, bool tensor) of the infos that are flags
+        for key in ("collision", "sudden_death"):
+            self._as_bool.append((infos[key], torch.empty(n, dtype=torch.bool, device=self.device)))
+            infos[key] = self._as_bool[-1][1]
+        return {
+            "black": {"observation": obs_b, "action_mask": masks[0]},
+            "white": {"observation": obs_w, "action_mask": masks[1]},
+            "rewards": {"black": rewards[0], "white": rewards[1]},
+            "terminations": {"black": flags[0], "white": flags[1]},
+            "truncations": {"black": flags[2], "white": flags[3]},
+            "infos": infos,
+        }
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -274,30 +289,22 @@ class WhatTheShellGpuVectorEnv:
                                   self._flags, self._report, *self._flat)  # fmt: skip
 
     def _results(self) -> tuple[dict[str, Any], ...]:
-        """This step's results: the tensors (clones with ``copy=True``) in the CPU env's form."""
+        """This step's results in the CPU env's form: the views (fresh clones with
+        ``copy=True``), in fresh dicts."""
+        torch = cuda._torch()
+        for row, out in self._as_bool:
+            torch.ne(row, 0, out=out)
         t = self._tensors
-        obs_b, obs_w = t["obs"]
-        masks, rewards, flags, report = t["masks"], t["rewards"], t["flags"], t["report"]
-        if self.copy:
-            obs_b, obs_w = obs_b.clone(), obs_w.clone()
-            masks, rewards, flags, report = (
-                masks.clone(),
-                rewards.clone(),
-                flags.clone(),
-                report.clone(),
-            )
-        infos = dict(zip(vector.REPORT_FIELDS, report, strict=True))
-        infos["collision"] = infos["collision"] != 0
-        infos["sudden_death"] = infos["sudden_death"] != 0
+
+        def fresh(views: dict[str, Any]) -> dict[str, Any]:
+            return {k: v.clone() if self.copy else v for k, v in views.items()}
+
         return (
-            {
-                "black": {"observation": obs_b, "action_mask": masks[0]},
-                "white": {"observation": obs_w, "action_mask": masks[1]},
-            },
-            {"black": rewards[0], "white": rewards[1]},
-            {"black": flags[0], "white": flags[1]},
-            {"black": flags[2], "white": flags[3]},
-            infos,
+            {agent: fresh(t[agent]) for agent in AGENTS},
+            fresh(t["rewards"]),
+            fresh(t["terminations"]),
+            fresh(t["truncations"]),
+            fresh(t["infos"]),
         )
 
     def _raise_if_illegal(self, black: Any, white: Any) -> None:
