@@ -2,9 +2,9 @@
 test_what_the_shell_gpu.py: under numba's CUDA simulator everywhere, and on a real GPU where
 there is one.
 
-Run as ``python tests/gpu/what_the_shell_checks.py CHECK`` (with ``NUMBA_ENABLE_CUDASIM=1`` and
-``NUMBA_DISABLE_JIT=1`` for the simulator); each check raises on the first difference and
-prints ``ok CHECK``.
+Run as ``python tests/gpu/what_the_shell_checks.py CHECK [CHECK ...]`` (with
+``NUMBA_ENABLE_CUDASIM=1`` and ``NUMBA_DISABLE_JIT=1`` for the simulator); each check raises on
+the first difference and prints ``ok CHECK``.
 """
 
 from __future__ import annotations
@@ -193,6 +193,6 @@ def raise_and_errors():
 
 
 if __name__ == "__main__":
-    check = sys.argv[1]
-    globals()[check]()
-    print("ok", check)
+    for check in sys.argv[1:]:  # several in one process share its compiled kernels
+        globals()[check]()
+        print("ok", check, flush=True)
