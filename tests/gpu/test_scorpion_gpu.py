@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +21,8 @@ from shell_envs.scorpion.gpu import (
     pcg64_below,
     pcg64_deal_number,
 )
+from tests.gpu.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SIM_CHECKS = [
     "lockstep_tableau",
     "lockstep_cards_relaxed_undo",
