@@ -39,6 +39,7 @@ __all__ = [
     "CudaUnavailableError",
     "Kernel",
     "as_torch",
+    "assemble",
     "compile_ptx",
     "cuda",
     "device_array",
@@ -222,6 +223,34 @@ def compile_ptx(kernel: Kernel, arg_types: tuple[Any, ...], cc: tuple[int, int] 
     with _offline_device(cc):
         ptx, _ = module.compile_ptx(namespace[kernel.name], (types.intp, *arg_types), cc=cc)
     return ptx
+
+
+def assemble(ptx: str, cc: tuple[int, int] = (9, 0)) -> str:
+    """Assemble ``ptx`` for compute capability ``cc`` with nvJitLink (ptxas, from the CUDA
+    wheels of the extra; no GPU needed) and return its report: registers, spills, constant
+    memory.  Raises ``RuntimeError`` with ptxas's log when it refuses the code (as it refused
+    the int64 rule tables: too much constant data)."""
+    from cuda.bindings import nvjitlink
+
+    options = [f"-arch=sm_{cc[0]}{cc[1]}", "-verbose"]
+    handle = nvjitlink.create(len(options), options)
+
+    def log(size: Callable[[int], int], read: Callable[[int, bytearray], None]) -> str:
+        buffer = bytearray(size(handle))
+        read(handle, buffer)
+        return buffer.rstrip(b"\0").decode(errors="replace")
+
+    try:
+        data = ptx.encode()
+        try:
+            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError as exc:
+            error = log(nvjitlink.get_error_log_size, nvjitlink.get_error_log)
+            raise RuntimeError(f"ptxas refused the PTX for sm_{cc[0]}{cc[1]}: {error}") from exc
+        return log(nvjitlink.get_info_log_size, nvjitlink.get_info_log)
+    finally:
+        nvjitlink.destroy(handle)
 
 
 def empty(shape: tuple[int, ...] | int, dtype: Any) -> Any:

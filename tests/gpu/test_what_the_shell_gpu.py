@@ -72,6 +72,9 @@ def test_every_kernel_compiles_to_ptx_for_sm_90():
         # the rule tables are small enough for constant memory (int64 ones were not)
         constant = sum(int(m) for m in re.findall(r"^\.const [^\[]*\[(\d+)\]", ptx, re.M))
         assert constant < CONSTANT_MEMORY, (kernel.name, constant)
+        # ptxas (nvJitLink, from the extra's CUDA wheels) assembles it for sm_90, no spills
+        report = cuda.assemble(ptx, cc=(9, 0))
+        assert "0 bytes spill stores" in report and "0 bytes lmem" in report, report
 
 
 def _obs_dtype(args):
@@ -169,3 +172,23 @@ def test_the_gpu_benchmark_runs_under_the_simulator(tmp_path):
     assert all(r["steps_per_s"] > 0 and r["min"] <= r["max"] for r in result["rows"])
     assert result["goals"] == []  # simulated speeds are not judged
     assert "| What the Shell GPU (planes_uint8" in out.with_suffix(".md").read_text()
+
+
+TOO_MUCH_CONSTANT_DATA = """.version 8.0
+.target sm_90
+.address_size 64
+.const .align 1 .b8 table[70000];
+.visible .entry k(.param .u64 p) {
+  .reg .b16 %r; .reg .b64 %a;
+  ld.const.u8 %r, [table+69999]; ld.param.u64 %a, [p]; st.global.u8 [%a], %r; ret;
+}
+"""
+
+
+def test_assembling_refuses_what_ptxas_refuses():
+    """The check the kernels pass can fail: 70,000 bytes of tables, as with the int64 ones."""
+    needs_numba_cuda()
+    from shell_envs.core import cuda
+
+    with pytest.raises(RuntimeError, match="too much global constant data"):
+        cuda.assemble(TOO_MUCH_CONSTANT_DATA)
