@@ -35,6 +35,7 @@ import json
 import os
 import platform
 import time
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -293,7 +294,7 @@ def machine() -> dict[str, Any]:
     try:
         import numba_cuda
 
-        info["numba_cuda"] = numba_cuda.__version__
+        info["numba_cuda"] = getattr(numba_cuda, "__version__", "?")
     except ImportError:
         pass
     return info
@@ -372,8 +373,9 @@ def main() -> None:
         print(f"measuring {name} ...", flush=True)
         try:
             rows = section()
-        except ImportError as exc:  # e.g. a game without its GPU benchmark rows yet
-            result["skipped"].append(f"{name}: {exc}")
+        except Exception as exc:  # one failing section must not cost the others' figures
+            traceback.print_exc()
+            result["skipped"].append(f"{name}: failed: {type(exc).__name__}: {exc}")
             continue
         result["rows"] += rows
         if not simulator:  # simulated figures say nothing about speed

@@ -282,13 +282,19 @@ def synchronize() -> None:
 
 
 def _torch() -> Any:
-    """``torch``, imported on first use (results come out as torch tensors)."""
+    """``torch``, imported on first use (results come out as torch tensors); on a GPU, a
+    torch built with CUDA."""
     try:
         import torch
     except ImportError as exc:
         raise CudaUnavailableError(
             f"device='cuda' returns torch tensors and needs torch: {INSTALL} ({exc})"
         ) from exc
+    if not simulated() and not torch.cuda.is_available():
+        raise CudaUnavailableError(
+            f"device='cuda' returns torch tensors on the GPU, but this torch ({torch.__version__})"
+            " sees no CUDA device: install a CUDA build of torch"
+        )
     return torch
 
 
