@@ -10,9 +10,25 @@ Importing the package registers the Gymnasium environments, so ``gym.make`` find
 
 from __future__ import annotations
 
+from typing import Any
+
 from gymnasium.envs.registration import register, registry
 
 __version__ = "0.1.0"
+
+
+def scorpion_vector_env(num_envs: int, device: str = "cpu", **kwargs: Any) -> Any:
+    """Scorpion's vector entry point: ``num_envs`` deals batched on ``device`` (``"cpu"``: the
+    compiled parallel loop; ``"cuda"``: one GPU thread per deal, needs the ``cuda`` extra)."""
+    from shell_envs.core.validation import DEVICES, choice
+
+    if choice("device", device, DEVICES) == "cuda":
+        from shell_envs.scorpion.gpu import ScorpionGpuVectorEnv
+
+        return ScorpionGpuVectorEnv(num_envs, **kwargs)
+    from shell_envs.scorpion.vector import ScorpionVectorEnv
+
+    return ScorpionVectorEnv(num_envs, **kwargs)
 
 
 def _register() -> None:
@@ -21,7 +37,7 @@ def _register() -> None:
         register(
             id="shell_envs/Scorpion-v0",
             entry_point="shell_envs.scorpion.env:ScorpionEnv",
-            vector_entry_point="shell_envs.scorpion.vector:ScorpionVectorEnv",
+            vector_entry_point="shell_envs:scorpion_vector_env",
         )
     if "shell_envs/WhatTheShell-v0" not in registry:
         register(
@@ -32,4 +48,4 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "scorpion_vector_env"]

@@ -2,7 +2,7 @@
 
 ``parallel_env()`` is the native simultaneous-move form, ``env()`` the AEC form (players act
 in turn, the round resolves once both have acted), ``raw_env`` the unwrapped class and
-``vector_env(num_envs)`` the natively batched form.
+``vector_env(num_envs)`` the natively batched form (``device="cuda"``: on a GPU).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
+from shell_envs.core.validation import DEVICES, choice
 from shell_envs.what_the_shell.encoders import register_encoder
 from shell_envs.what_the_shell.env import ILLEGAL_REASONS, INFO_KEYS, OUTCOMES, WhatTheShellEnv
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
@@ -59,8 +60,14 @@ def env(**kwargs: Any):
     return _OrderEnforcing(WhatTheShellAEC(WhatTheShellEnv(**kwargs)))
 
 
-def vector_env(num_envs: int, **kwargs: Any) -> WhatTheShellVectorEnv:
-    """``num_envs`` games stepped together by one compiled parallel loop (arrays ``(N, ...)``)."""
+def vector_env(num_envs: int, device: str = "cpu", **kwargs: Any) -> Any:
+    """``num_envs`` games stepped together (arrays ``(N, ...)``): on ``device="cpu"`` by one
+    compiled parallel loop (numpy arrays), on ``"cuda"`` one GPU thread per game (torch
+    tensors on the device; needs the ``cuda`` extra and a GPU)."""
+    if choice("device", device, DEVICES) == "cuda":
+        from shell_envs.what_the_shell.gpu import WhatTheShellGpuVectorEnv
+
+        return WhatTheShellGpuVectorEnv(num_envs, **kwargs)
     return WhatTheShellVectorEnv(num_envs, **kwargs)
 
 

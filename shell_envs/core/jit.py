@@ -158,8 +158,9 @@ class _SharedBlocks:
         return value
 
 
-def _inline_fresh_ir(self, caller_ir, block, i, function, arg_typs=None):
-    """Numba's ``InlineWorker.inline_function`` without its defensive copies of the callee.
+def _fresh_ir_inliner(module: Any) -> Any:
+    """``InlineWorker.inline_function`` of the inliner ``module`` (numba's, or numba-cuda's
+    copy of it) without its defensive copies of the callee.
 
     ``inline_ir`` deep-copies the callee's IR twice, block by block, copying the whole
     variable scope again for every block, to protect an IR that may be shared.  Here the
@@ -167,21 +168,34 @@ def _inline_fresh_ir(self, caller_ir, block, i, function, arg_typs=None):
     most of the time numba spends inlining the rules (numba issues 8989 and 9204), seconds of
     a first start.  The IR that is inlined is the same, so is the machine code.
     """
-    callee_ir = self.run_untyped_passes(function)
-    freevars = function.__code__.co_freevars
-    module_copy = inline_closurecall.copy
-    inline_closurecall.copy = _SharedBlocks
-    try:
-        return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
-    finally:
-        inline_closurecall.copy = module_copy
+
+    def inline_fresh_ir(self, caller_ir, block, i, function, arg_typs=None):
+        callee_ir = self.run_untyped_passes(function)
+        freevars = function.__code__.co_freevars
+        module_copy = module.copy
+        module.copy = _SharedBlocks
+        try:
+            return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
+        finally:
+            module.copy = module_copy
+
+    inline_fresh_ir.__doc__ = _fresh_ir_inliner.__doc__
+    return inline_fresh_ir
 
 
+def inline_without_copies(module: Any, inliner: Any = None) -> bool:
+    """Make the ``InlineWorker`` of ``module`` inline without defensive copies (see
+    :func:`_fresh_ir_inliner`), if its layout is the one known here; returns whether it did."""
+    worker = getattr(module, "InlineWorker", None)
+    if getattr(module, "copy", None) is not copy or not hasattr(worker, "run_untyped_passes"):
+        return False
+    worker.inline_function = inliner or _fresh_ir_inliner(module)
+    return True
+
+
+_inline_fresh_ir = _fresh_ir_inliner(inline_closurecall)
 _numba_inline_function = inline_closurecall.InlineWorker.inline_function
-if getattr(inline_closurecall, "copy", None) is copy and hasattr(
-    inline_closurecall.InlineWorker, "run_untyped_passes"
-):
-    inline_closurecall.InlineWorker.inline_function = _inline_fresh_ir
+inline_without_copies(inline_closurecall, _inline_fresh_ir)
 # Parallel batch loops must not spin while another process holds the other core.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 

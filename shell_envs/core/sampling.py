@@ -135,3 +135,31 @@ def random_legal_actions(masks: np.ndarray) -> np.ndarray:
     row costs a few nanoseconds, less than waking worker threads.
     """
     return _sample(_as_bytes(masks))
+
+
+@jit_inline
+def draw_below(states, i, n):
+    """A uniform integer in ``[0, n)`` from game ``i``'s splitmix64 stream ``states[i]``
+    (``uint64``, advanced in place): per-game generators for device code, where each GPU
+    thread owns one game (:func:`shell_envs.core.cuda.random_states` seeds them)."""
+    state, bits = _splitmix(states[i])
+    states[i] = state
+    return _below(bits, n)
+
+
+@jit_inline
+def random_legal(mask, states, i):
+    """A uniformly random index of a nonzero entry of the 1-D ``mask`` (-1 if none), drawn from
+    ``states[i]`` (:func:`draw_below`): one game's random legal action, on either target."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a] != 0
+    if count == 0:
+        return -1
+    k = draw_below(states, i, count)
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            if k == 0:
+                return a
+            k -= 1
+    return -1

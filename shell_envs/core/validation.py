@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+DEVICES = ("cpu", "cuda")  # where batched envs run: ``device=`` of the vector envs
+
 
 def choice(name: str, value: object, accepted: tuple[str, ...]) -> str:
     """``value`` if it is one of the ``accepted`` strings, else a ``ValueError``."""

@@ -108,13 +108,35 @@ def _mix32(x):
     return x
 
 
-@jit
-def rng_next(rng):
-    """Advance the xorshift32 generator stored in ``rng[0]`` and return 32 random bits."""
-    x = int(rng[0]) & _MASK32
+@jit_inline
+def _xorshift32(x):
+    """One step of the xorshift32 generator from the 32-bit state ``x``: the next state,
+    which is also its 32 random bits."""
     x ^= (x << 13) & _MASK32
     x ^= x >> 17
     x ^= (x << 5) & _MASK32
+    return x
+
+
+@jit_inline
+def _seed_state(seed):
+    """The generator state for a non-negative 64-bit ``seed`` (never the all-zero state)."""
+    lo = int(seed) & _MASK32
+    hi = (int(seed) >> 32) & _MASK32
+    x = _mix32(_mix32(lo ^ 0x9E3779B9) ^ hi)
+    return x if x != 0 else 0x6D2B79F5
+
+
+@jit_inline
+def _scaled(x, n):
+    """The 32 random bits ``x`` scaled to an integer in ``[0, n)`` for small ``n``."""
+    return (x * n) >> 32
+
+
+@jit
+def rng_next(rng):
+    """Advance the xorshift32 generator stored in ``rng[0]`` and return 32 random bits."""
+    x = _xorshift32(int(rng[0]) & _MASK32)
     rng[0] = x
     return x
 
@@ -122,27 +144,28 @@ def rng_next(rng):
 @jit
 def rng_seed(rng, seed):
     """Seed a generator from any non-negative 64-bit number (never the all-zero state)."""
-    lo = int(seed) & _MASK32
-    hi = (int(seed) >> 32) & _MASK32
-    x = _mix32(_mix32(lo ^ 0x9E3779B9) ^ hi)
-    rng[0] = x if x != 0 else 0x6D2B79F5
+    rng[0] = _seed_state(seed)
 
 
 @jit
 def rng_below(rng, n):
     """A random integer in ``[0, n)`` for small ``n``."""
-    return (rng_next(rng) * n) >> 32
+    return _scaled(rng_next(rng), n)
 
 
 @jit
 def shuffled_deck(number, out):
-    """Fill ``out`` (52) with the deal order of deal ``number``: the same deal everywhere."""
-    rng = np.zeros(1, np.int64)
-    rng_seed(rng, number)
+    """Fill ``out`` (52) with the deal order of deal ``number``: the same deal everywhere.
+
+    The generator lives in a local variable, not an array, so that device code (which cannot
+    allocate) runs this very function too.
+    """
+    x = _seed_state(number)
     for i in range(N_CARDS):
         out[i] = i
     for i in range(N_CARDS - 1, 0, -1):
-        j = rng_below(rng, i + 1)
+        x = _xorshift32(x)
+        j = _scaled(x, i + 1)
         t = out[i]
         out[i] = out[j]
         out[j] = t

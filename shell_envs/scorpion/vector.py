@@ -54,9 +54,11 @@ def _encode(kind, tab, lens, fd, reserve, meta, out):
 
 
 @jit
-def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo):
-    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count."""
-    cards = np.empty(engine.N_CARDS, np.int8)
+def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards):
+    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count.
+
+    ``cards`` (52) is scratch room for the shuffled deck.
+    """
     engine.shuffled_deck(number, cards)
     engine.deal(tab, lens, fd, reserve, meta, hist, cards, relaxed)
     return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
@@ -72,88 +74,211 @@ def _game(tab, lens, fd, reserve, meta, hist, i):
     return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
 
 
+@jit_inline
+def reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, number, relaxed,
+               allow_undo, kind):  # fmt: skip
+    """Deal ``number`` in one game (its arrays, mask, observation row, 52 cards of scratch)
+    and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
+    _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards)
+    if kind >= 0:
+        _encode(kind, tab, lens, fd, reserve, meta, obs)
+
+
+@jit_inline
+def step_game(i, tab, lens, fd, reserve, meta, hist, mask, obs, cards, actions, allow_undo,
+              steps, max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended,
+              codes, rewards, terminated, truncated):  # fmt: skip
+    """One game's part of a batch step: game ``i``'s arrays, mask and observation row (views
+    in any layout) and the per-game vectors indexed by ``i``.
+
+    A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
+    ignored).  Fills ``codes[i]``, ``rewards[i]``, ``terminated[i]``, ``truncated[i]``;
+    ``autoreset[i]`` then says whether the game ended this step, and with ``fill_ended`` an
+    ended game's mask is all True (autoreset "next_step": the next step ignores its action, so
+    any will do, and a masked sampler needs at least one).  The CPU batch loop and the GPU
+    kernel both run this function, so both play the same games.
+    """
+    terminated[i] = False
+    truncated[i] = False
+    codes[i] = engine.OK
+    rewards[i] = 0.0
+    if autoreset[i]:
+        reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], relaxed,
+                   allow_undo, kind)  # fmt: skip
+        steps[i] = 0
+        autoreset[i] = False
+        return
+    a = actions[i]
+    if 0 <= a < mask.shape[0]:
+        code, points, n_legal = engine.step(tab, lens, fd, reserve, meta, hist, a, allow_undo,
+                                            mask)  # fmt: skip
+    else:
+        code, points = engine.E_OUT_OF_RANGE, 0
+        n_legal = 0
+        for j in range(mask.shape[0]):
+            if mask[j]:
+                n_legal += 1
+    codes[i] = code
+    steps[i] += 1
+    won = meta[engine.M_REMOVED] == 4
+    if win_reward:
+        rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
+    else:
+        rewards[i] = points
+    terminated[i] = won or n_legal == 0
+    truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
+    ended = terminated[i] or truncated[i]
+    autoreset[i] = ended
+    if ended and fill_ended:
+        for j in range(mask.shape[0]):
+            mask[j] = True
+    if kind >= 0:
+        _encode(kind, tab, lens, fd, reserve, meta, obs)
+
+
 @jit_parallel
 def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, allow_undo, masks,
-                kind, obs):  # fmt: skip
+                kind, obs, cards):  # fmt: skip
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(tab.shape[0]):
         if which[i]:
             g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
                 tab, lens, fd, reserve, meta, hist, i
             )
-            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed,
-                         row(masks, i), allow_undo)  # fmt: skip
-            if kind >= 0:
-                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
+            reset_game(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
+                       row(cards, i), numbers[i], relaxed, allow_undo, kind)  # fmt: skip
 
 
 @jit_parallel
 def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, steps,
-               max_moves, win_reward, relaxed, autoreset, numbers, kind, obs, codes, rewards,
-               terminated, truncated):  # fmt: skip
-    """Step every game: check and play its action, refresh its mask, encode.
+               max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended, obs, cards,
+               codes, rewards, terminated, truncated):  # fmt: skip
+    """Step every game (:func:`step_game`).
 
-    A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
-    ignored).  Fills ``codes``, ``rewards``, ``terminated``, ``truncated``; on return
-    ``autoreset`` flags the games that ended this step.  The rule functions of an ordinary
-    step (a card move, the new mask, the encoding) are inlined into this loop; rare ones (the
-    reserve deal, undo, checks of illegal actions, new deals) are calls.
+    The rule functions of an ordinary step (a card move, the new mask, the encoding) are
+    inlined into this loop; rare ones (the reserve deal, undo, checks of illegal actions, new
+    deals) are calls.
     """
-    n_actions = masks.shape[1]
     for i in prange(tab.shape[0]):
-        terminated[i] = False
-        truncated[i] = False
-        codes[i] = engine.OK
-        rewards[i] = 0.0
         g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
-        mask = row(masks, i)
-        if autoreset[i]:
-            _deal_number(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, numbers[i], relaxed, mask,
-                         allow_undo)  # fmt: skip
-            steps[i] = 0
-            autoreset[i] = False
-            if kind >= 0:
-                _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
-            continue
-        a = actions[i]
-        if 0 <= a < n_actions:
-            code, points, n_legal = engine.step(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
-                                                allow_undo, mask)  # fmt: skip
-        else:
-            code, points = engine.E_OUT_OF_RANGE, 0
-            n_legal = 0
-            for j in range(n_actions):
-                if mask[j]:
-                    n_legal += 1
-        codes[i] = code
-        steps[i] += 1
-        won = meta[i, engine.M_REMOVED] == 4
-        if win_reward:
-            rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
-        else:
-            rewards[i] = points
-        terminated[i] = won or n_legal == 0
-        truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
-        autoreset[i] = terminated[i] or truncated[i]
-        if kind >= 0:
-            _encode(kind, g_tab, g_lens, g_fd, g_res, g_meta, row(obs, i))
+        step_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
+                  row(cards, i), actions, allow_undo, steps, max_moves, win_reward, relaxed,
+                  autoreset, numbers, kind, fill_ended, codes, rewards, terminated,
+                  truncated)  # fmt: skip
+
+
+@jit_inline
+def check_game(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
+    """``codes[i]``: the check code of game ``i``'s action (its arrays; ``skip[i]``: the game is
+    being reset, so its action does not count)."""
+    a = actions[i]
+    if skip[i]:
+        codes[i] = engine.OK
+    elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
+        codes[i] = engine.check_action(tab, lens, fd, reserve, meta, hist, a, allow_undo)
+    else:
+        codes[i] = engine.E_OUT_OF_RANGE
 
 
 @jit_parallel
 def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-    """The check code of every game's action (``skip[i]``: the game is being reset)."""
+    """The check code of every game's action (:func:`check_game`)."""
     for i in prange(tab.shape[0]):
-        a = actions[i]
-        if skip[i]:
-            codes[i] = engine.OK
-        elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
-                tab, lens, fd, reserve, meta, hist, i
-            )
-            codes[i] = engine.check_action(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, a,
-                                           allow_undo)  # fmt: skip
-        else:
-            codes[i] = engine.E_OUT_OF_RANGE
+        g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
+        check_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, actions, allow_undo, skip,
+                   codes)  # fmt: skip
+
+
+def explain_action(arrays: tuple[np.ndarray, ...], action: Any, n_actions: int, allow_undo: bool,
+                   lang: str) -> str | None:  # fmt: skip
+    """Why ``action`` is illegal in the game of ``arrays`` (one game's state arrays), in
+    ``lang``; None when it is legal."""
+    a = action_index(action, n_actions)
+    if not 0 <= a < n_actions:
+        return message(engine.E_OUT_OF_RANGE, lang, action=action, last=n_actions - 1)
+    code = engine.check_action(*arrays, a, allow_undo)
+    if code == engine.OK:
+        return None
+    if code in (engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= engine.RESERVE_ACTION:
+        return message(code, lang, action=action, last=n_actions - 1)
+    tab, lens = arrays[0], arrays[1]
+    card, dest = divmod(a, 7)
+    n = int(lens[dest])
+    top = int(tab[dest, n - 1]) if n else None
+    return message(code, lang, action=action, card=card, column=dest + 1, top=top)
+
+
+def configure(env: Any, num_envs: int, rules: str, obs_encoder: Any, illegal_action: str,
+              allow_undo: bool, lang: str, max_moves: int | None, reward: str, mask_in_obs: bool,
+              autoreset_mode: str | AutoresetMode, render_mode: str | None) -> str:  # fmt: skip
+    """Check the keywords of a batched Scorpion env and set its options and spaces on ``env``
+    (the CPU env and the GPU env alike); returns the name of the autoreset mode."""
+    env.rules = choice("rules", rules, RULES)
+    env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+    env.lang = choice("lang", lang, LANGS)
+    env.reward_mode = choice("reward", reward, REWARDS)
+    if isinstance(autoreset_mode, AutoresetMode):
+        autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
+    choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
+    if render_mode is not None:
+        raise ValueError("the batched Scorpion env does not render; use the single env")
+    env.num_envs = positive_int("num_envs", num_envs)
+    env.allow_undo = flag("allow_undo", allow_undo)
+    env.mask_in_obs = flag("mask_in_obs", mask_in_obs)
+    env.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
+    env.render_mode = None
+    env.autoreset_mode = AUTORESET_MODES[autoreset_mode]
+    env.metadata = {"autoreset_mode": env.autoreset_mode}
+    env._relaxed = env.rules == "relaxed"
+    env.encoder = ENCODERS.create(obs_encoder)
+    env._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(env.encoder), -1)
+    env.n_actions = engine.N_ACTIONS_UNDO if env.allow_undo else engine.N_ACTIONS
+    env.single_action_space = spaces.Discrete(env.n_actions)
+    env.action_space = spaces.MultiDiscrete(np.full(env.num_envs, env.n_actions))
+    if env.mask_in_obs:
+        env.single_observation_space = spaces.Dict(
+            {"observation": env.encoder.space, "action_mask": spaces.MultiBinary(env.n_actions)}
+        )
+    else:
+        env.single_observation_space = env.encoder.space
+    env.observation_space = batch_space(env.single_observation_space, env.num_envs)
+    return autoreset_mode
+
+
+def reset_request(seed: Any, options: dict[str, Any] | None, n: int) -> tuple[list, list | None]:
+    """The checked arguments of ``reset`` for ``n`` envs: each env's seed (None: unseeded) and
+    the deal numbers of ``options["deals"]`` (None when not given).  Everything is checked
+    before anything changes, so a refused reset leaves every env as it was."""
+    if seed is None:
+        seeds: list[int | None] = [None] * n
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
+        seeds = [first + i for i in range(n)]
+    else:
+        if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+            raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
+        if len(seed) != n:
+            raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
+        seeds = [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
+    options = mapping("options", options, ("deals",), "reset option")
+    numbers = options.get("deals")
+    if numbers is not None:
+        if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
+            raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
+        if len(numbers) != n:
+            raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
+        numbers = [
+            integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)
+        ]
+    return seeds, numbers
+
+
+def deal_pool(numbers: Sequence[int]) -> np.ndarray:
+    """The checked deal numbers of ``set_deal_pool`` (at least one)."""
+    pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
+    if not pool:
+        raise ValueError("the deal pool must hold at least one deal number")
+    return np.array(pool, np.int64)
 
 
 class ScorpionVectorEnv(VectorEnv):
@@ -184,41 +309,15 @@ class ScorpionVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = "next_step",
         render_mode: str | None = None,
     ) -> None:
-        self.rules = choice("rules", rules, RULES)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.lang = choice("lang", lang, LANGS)
-        self.reward_mode = choice("reward", reward, REWARDS)
-        if isinstance(autoreset_mode, AutoresetMode):
-            autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
-        choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
-        if render_mode is not None:
-            raise ValueError("the batched Scorpion env does not render; use the single env")
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.allow_undo = flag("allow_undo", allow_undo)
-        self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
-        self.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
-        self.render_mode = None
-        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        autoreset_mode = configure(self, num_envs, rules, obs_encoder, illegal_action, allow_undo,
+                                   lang, max_moves, reward, mask_in_obs, autoreset_mode,
+                                   render_mode)  # fmt: skip
         self._same_step = autoreset_mode == "same_step"
-        self._relaxed = self.rules == "relaxed"
-        self.encoder = ENCODERS.create(obs_encoder)
-        self._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(self.encoder), -1)
         # a user's encoder object (its own observation type) compiles in the foreground
         if not (isinstance(obs_encoder, str) and _compile_in_background()):
             compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
-        self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
         n = self.num_envs
-        self.single_action_space = spaces.Discrete(self.n_actions)
-        self.action_space = spaces.MultiDiscrete(np.full(n, self.n_actions))
         obs_space = self.encoder.space
-        if self.mask_in_obs:
-            self.single_observation_space = spaces.Dict(
-                {"observation": obs_space, "action_mask": spaces.MultiBinary(self.n_actions)}
-            )
-        else:
-            self.single_observation_space = obs_space
-        self.observation_space = batch_space(self.single_observation_space, n)
         tab, lens, fd, reserve, meta, hist = engine.new_arrays()
         self.tab = np.repeat(tab[None], n, axis=0)
         self.lens = np.repeat(lens[None], n, axis=0)
@@ -235,6 +334,7 @@ class ScorpionVectorEnv(VectorEnv):
         self._terminated = np.zeros(n, np.bool_)
         self._truncated = np.zeros(n, np.bool_)
         self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
+        self._cards = np.zeros((n, engine.N_CARDS), np.int8)  # scratch for shuffled decks
         # returned arrays come from pools: no fresh megabytes (page faults) every step
         self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
         self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
@@ -259,29 +359,7 @@ class ScorpionVectorEnv(VectorEnv):
         plays the given deal numbers.
         """
         n = self.num_envs
-        # everything is checked before anything changes: a refused reset leaves every env as it was
-        if seed is None:
-            seeds: list[int | None] = [None] * n
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-            first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
-            seeds = [first + i for i in range(n)]
-        else:
-            if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
-                raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
-            if len(seed) != n:
-                raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
-            seeds = [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
-        options = mapping("options", options, ("deals",), "reset option")
-        numbers = options.get("deals")
-        if numbers is not None:
-            if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
-                raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
-            if len(numbers) != n:
-                raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
-            numbers = [
-                integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER)
-                for i, x in enumerate(numbers)
-            ]
+        seeds, numbers = reset_request(seed, options, n)
         for i, s in enumerate(seeds):
             if s is not None:
                 self._rngs[i] = seeding.np_random(s)[0]
@@ -294,7 +372,8 @@ class ScorpionVectorEnv(VectorEnv):
             self._draw_deals(np.array([i for i, s in enumerate(seeds) if s is None], np.int64))
         everyone = np.ones(n, np.bool_)
         batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
-                    self.masks, self._kind, self._obs_target(partial=False))  # fmt: skip
+                    self.masks, self._kind, self._obs_target(partial=False),
+                    self._cards)  # fmt: skip
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
@@ -318,12 +397,9 @@ class ScorpionVectorEnv(VectorEnv):
         self._draw_deals(np.flatnonzero(self._autoreset))
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
-                   self._kind, self._obs_target(partial=False), self._codes, self._rewards,
-                   self._terminated, self._truncated)  # fmt: skip
-        if not self._same_step and self._autoreset.any():
-            # the next step resets these games and ignores their actions: any will do, and a
-            # masked sampler needs at least one (a stuck game's own mask is all False)
-            self.masks[self._autoreset] = True
+                   self._kind, not self._same_step, self._obs_target(partial=False),
+                   self._cards, self._codes, self._rewards, self._terminated,
+                   self._truncated)  # fmt: skip
         infos = self._infos()
         observations = self._observations()
         if self._same_step and self._autoreset.any():
@@ -335,7 +411,8 @@ class ScorpionVectorEnv(VectorEnv):
             final_info = infos
             self._draw_deals(np.flatnonzero(ended))
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
-                        self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
+                        self.masks, self._kind, self._obs_target(partial=True),
+                        self._cards)  # fmt: skip
             self.steps[ended] = 0
             self._autoreset[:] = False
             observations = self._observations()
@@ -357,19 +434,8 @@ class ScorpionVectorEnv(VectorEnv):
     def explain(self, index: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""
         index = integer("index", index, 0, self.num_envs - 1)
-        a = action_index(action, self.n_actions)
-        if not 0 <= a < self.n_actions:
-            return message(engine.E_OUT_OF_RANGE, self.lang, action=action, last=self.n_actions - 1)
         arrays = tuple(x[index] for x in self.arrays)
-        code = engine.check_action(*arrays, a, self.allow_undo)
-        if code == engine.OK:
-            return None
-        if code in (engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= engine.RESERVE_ACTION:
-            return message(code, self.lang, action=action, last=self.n_actions - 1)
-        card, dest = divmod(a, 7)
-        n = int(self.lens[index, dest])
-        top = int(self.tab[index, dest, n - 1]) if n else None
-        return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
+        return explain_action(arrays, action, self.n_actions, self.allow_undo, self.lang)
 
     def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
         """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again).
@@ -382,10 +448,7 @@ class ScorpionVectorEnv(VectorEnv):
         if numbers is None:
             self._pool = None
             return
-        pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
-        if not pool:
-            raise ValueError("the deal pool must hold at least one deal number")
-        self._pool = np.array(pool, np.int64)
+        self._pool = deal_pool(numbers)
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
         """End the games of ``envs`` now and deal each its next game, as an autoreset does.
@@ -401,7 +464,8 @@ class ScorpionVectorEnv(VectorEnv):
             return
         self._draw_deals(np.flatnonzero(which))
         batch_reset(*self.arrays, self.deals, which, self._relaxed, self.allow_undo,
-                    self.masks, self._kind, self._obs_target(partial=True))  # fmt: skip
+                    self.masks, self._kind, self._obs_target(partial=True),
+                    self._cards)  # fmt: skip
         self.steps[which] = 0
         self._autoreset[which] = False
 

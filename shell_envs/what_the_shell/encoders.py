@@ -127,10 +127,24 @@ def fill_planes_batch(board, eggs, meta, black, white, one):
 
 @jit
 def _flatten(planes, out):
-    """Planes 0–3 of ``(5, 81)`` planes, then the sudden-death flag, into ``out`` (325)."""
+    """Planes 0–3 of ``(5, 81)`` planes, then the sudden-death flag, into ``out`` (325).
+
+    Element loops, not slice copies, so that GPU kernels compile it too.
+    """
     for k in range(4):
-        out[k * rules.CELLS : (k + 1) * rules.CELLS] = planes[k]
+        for cell in range(rules.CELLS):
+            out[k * rules.CELLS + cell] = planes[k, cell]
     out[4 * rules.CELLS] = planes[4, 0]
+
+
+@jit_inline
+def fill_flat_pair(board, eggs, meta, planes, black, white):
+    """One game's flat observations for black and for white into ``black``/``white`` (325),
+    through the scratch ``planes`` (``float32[5, 81]``); batch loops and GPU kernels share it."""
+    _fill(board, eggs, meta, rules.BLACK, planes, 1.0)
+    _flatten(planes, black)
+    _fill(board, eggs, meta, rules.WHITE, planes, 1.0)
+    _flatten(planes, white)
 
 
 @jit_parallel
@@ -138,10 +152,7 @@ def fill_flat_batch(board, eggs, meta, black, white):
     """Flat observations of ``N`` games for black and for white into ``(N, 325)`` arrays."""
     for i in prange(board.shape[0]):
         planes = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
-        _fill(board[i], eggs[i], meta[i], rules.BLACK, planes, 1.0)
-        _flatten(planes, black[i])
-        _fill(board[i], eggs[i], meta[i], rules.WHITE, planes, 1.0)
-        _flatten(planes, white[i])
+        fill_flat_pair(board[i], eggs[i], meta[i], planes, black[i], white[i])
 
 
 class PlanesEncoder:

@@ -56,7 +56,7 @@ WORK_SHAPE = (4, CELLS + 2)
 def _rays() -> np.ndarray:
     """``RAYS[cell, d, k]``: the cell ``k + 1`` steps from ``cell`` in direction ``d``, or -1."""
     dirs = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
-    rays = np.full((CELLS, 8, 3), -1, dtype=np.int16)
+    rays = np.full((CELLS, 8, 3), -1, dtype=np.int8)
     for cell in range(CELLS):
         r, c = divmod(cell, SIZE)
         for d, (dr, dc) in enumerate(dirs):
@@ -77,24 +77,25 @@ def _lines() -> tuple[np.ndarray, np.ndarray]:
     for start in range(-(SIZE - WIN_LENGTH), SIZE - WIN_LENGTH + 1):
         lines.append([r * SIZE + r + start for r in range(SIZE) if 0 <= r + start < SIZE])
         lines.append([r * SIZE + start + 8 - r for r in range(SIZE) if 0 <= start + 8 - r < SIZE])
-    starts = np.cumsum([0] + [len(line) for line in lines]).astype(np.int64)
-    return np.concatenate([np.array(line) for line in lines]).astype(np.int64), starts
+    starts = np.cumsum([0] + [len(line) for line in lines]).astype(np.int16)
+    return np.concatenate([np.array(line) for line in lines]).astype(np.int8), starts
 
 
 LINE_CELLS, LINE_START = _lines()
 
 
 # the four line directions (right, down, down-right, down-left): row and column steps, and
-# the step between cell indices
-LINE_DR = np.array([0, 1, 1, 1], dtype=np.int64)
-LINE_DC = np.array([1, 0, 1, -1], dtype=np.int64)
+# the step between cell indices.  The rule tables are int8/int16, not int64: compiled for a
+# GPU they live in its 64 KiB of constant memory, once per inlined use.
+LINE_DR = np.array([0, 1, 1, 1], dtype=np.int8)
+LINE_DC = np.array([1, 0, 1, -1], dtype=np.int8)
 LINE_STEPS = LINE_DR * SIZE + LINE_DC
 
 
 def _line_reach() -> np.ndarray:
     """``LINE_REACH[cell, d, side]``: how many cells, up to four, the board extends from
     ``cell`` backwards (``side`` 0) and forwards (1) along line direction ``d``."""
-    reach = np.zeros((CELLS, 4, 2), dtype=np.int64)
+    reach = np.zeros((CELLS, 4, 2), dtype=np.int8)
     for cell in range(CELLS):
         r, c = divmod(cell, SIZE)
         for d, (dr, dc) in enumerate(zip(LINE_DR, LINE_DC, strict=True)):
@@ -466,10 +467,22 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
     ``work`` is optional scratch, ``int8`` zeros of shape `WORK_SHAPE` (left zeroed
     where it must be); hot loops pass one so that a round allocates nothing.  The end
     checks are given the cells where turtles arrived, so that outside sudden death they
-    count only the lines through those.
+    count only the lines through those (`play_round` is this step with the scratch
+    required).
     """
     if work is None:
         work = np.zeros(WORK_SHAPE, dtype=np.int8)
+    return play_round(board, eggs, meta, black_cell, white_cell, info, work)
+
+
+@jit_inline
+def play_round(board, eggs, meta, black_cell, white_cell, info, work):
+    """:func:`step` with its scratch ``work`` given: allocates nothing, so that it compiles for
+    a GPU too (device code cannot allocate).
+
+    The end checks are given the cells where turtles arrived, so that outside sudden death
+    they count only the lines through those.
+    """
     for k in range(INFO_SIZE):
         info[k] = 0
     new_cells = work[W_NEW]

@@ -68,78 +68,161 @@ def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
         mask_w[cell] = empty
 
 
+@jit_inline
+def step_game(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
+              obs_w, mask_b, mask_w, rewards, flags, report):  # fmt: skip
+    """Step game ``i`` (or reset it, if flagged in ``autoreset``) and observe it.
+
+    ``board`` ... ``work``, ``obs_b``/``obs_w`` and ``mask_b``/``mask_w`` are game ``i``'s own
+    rows; the other arrays are the batch's, indexed by ``i`` (see :func:`batch_step`).  The
+    CPU batch loop and the GPU kernels (:mod:`shell_envs.what_the_shell.gpu`) both run this.
+    """
+    illegal = 0
+    reward_b = 0.0
+    reward_w = 0.0
+    terminated = False
+    truncated = False
+    if autoreset[i]:
+        for cell in range(rules.CELLS):
+            board[cell] = rules.EMPTY
+            eggs[cell] = -1
+        for k in range(rules.META_SIZE):
+            meta[k] = 0
+        for k in range(rules.INFO_SIZE):
+            info[k] = 0
+        autoreset[i] = False
+    else:
+        if not rules.is_legal(board, black[i]):
+            illegal |= BLACK_ILLEGAL
+        if not rules.is_legal(board, white[i]):
+            illegal |= WHITE_ILLEGAL
+        if illegal:
+            for k in range(rules.INFO_SIZE):
+                info[k] = 0
+            reward_b = -1.0 if illegal & BLACK_ILLEGAL else 1.0
+            reward_w = -1.0 if illegal & WHITE_ILLEGAL else 1.0
+            terminated = True
+        else:
+            outcome = rules.play_round(board, eggs, meta, black[i], white[i], info, work)
+            if outcome == rules.BLACK_WINS:
+                reward_b = 1.0
+                reward_w = -1.0
+            elif outcome == rules.WHITE_WINS:
+                reward_b = -1.0
+                reward_w = 1.0
+            terminated = outcome != rules.ONGOING
+            truncated = not terminated and meta[rules.ROUNDS] >= max_rounds
+        autoreset[i] = terminated or truncated
+    rewards[0, i] = reward_b
+    rewards[1, i] = reward_w
+    flags[0, i] = terminated
+    flags[1, i] = terminated
+    flags[2, i] = truncated
+    flags[3, i] = truncated
+    for k in range(rules.INFO_SIZE):
+        report[k, i] = info[k]
+    report[rules.INFO_SIZE, i] = meta[rules.ROUNDS]
+    report[rules.INFO_SIZE + 1, i] = meta[rules.SUDDEN_DEATH]
+    report[rules.INFO_SIZE + 2, i] = illegal
+    _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w)
+    if autoreset[i]:  # the next step resets this game and ignores its actions: any will do
+        for cell in range(rules.CELLS):
+            mask_b[cell] = 1
+            mask_w[cell] = 1
+
+
 @jit_parallel
 def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
                obs_w, masks, rewards, flags, report):  # fmt: skip
-    """Step every game and observe it, in one parallel loop.
+    """Step every game and observe it, in one parallel loop (:func:`step_game` per game).
 
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
     actions are checked (an illegal one is not played and its player loses) and the round is
-    played with `rules.step`.  Fills, per game ``i``: ``masks[0|1, i]`` (black, white),
-    ``rewards[0|1, i]``, ``flags[:, i]`` (terminated black, white, truncated black, white),
-    the observations of the built-in encoder ``kind`` and the ``report[:, i]`` rows named by
-    `REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return ``autoreset`` flags
-    the games that ended, whose masks are all ones (masked samplers need a legal action; the
-    next step ignores it).  ``work`` holds each game's scratch, so the loop allocates nothing.
+    played with `rules.play_round`.  Fills, per game ``i``: ``masks[0|1, i]`` (black,
+    white), ``rewards[0|1, i]``, ``flags[:, i]`` (terminated black, white, truncated black,
+    white), the observations of the built-in encoder ``kind`` and the ``report[:, i]`` rows
+    named by `REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return
+    ``autoreset`` flags the games that ended, whose masks are all ones (masked samplers need a
+    legal action; the next step ignores it).  ``work`` holds each game's scratch, so the loop
+    allocates nothing.
     """
     for i in prange(board.shape[0]):
-        illegal = 0
-        reward_b = 0.0
-        reward_w = 0.0
-        terminated = False
-        truncated = False
-        if autoreset[i]:
-            board[i, :] = rules.EMPTY
-            eggs[i, :] = -1
-            meta[i, :] = 0
-            info[i, :] = 0
-            autoreset[i] = False
-        else:
-            if not rules.is_legal(row(board, i), black[i]):
-                illegal |= BLACK_ILLEGAL
-            if not rules.is_legal(row(board, i), white[i]):
-                illegal |= WHITE_ILLEGAL
-            if illegal:
-                info[i, :] = 0
-                reward_b = -1.0 if illegal & BLACK_ILLEGAL else 1.0
-                reward_w = -1.0 if illegal & WHITE_ILLEGAL else 1.0
-                terminated = True
-            else:
-                outcome = rules.step(
-                    row(board, i),
-                    row(eggs, i),
-                    row(meta, i),
-                    black[i],
-                    white[i],
-                    row(info, i),
-                    row(work, i),
-                )
-                if outcome == rules.BLACK_WINS:
-                    reward_b = 1.0
-                    reward_w = -1.0
-                elif outcome == rules.WHITE_WINS:
-                    reward_b = -1.0
-                    reward_w = 1.0
-                terminated = outcome != rules.ONGOING
-                truncated = not terminated and meta[i, rules.ROUNDS] >= max_rounds
-            autoreset[i] = terminated or truncated
-        rewards[0, i] = reward_b
-        rewards[1, i] = reward_w
-        flags[0, i] = terminated
-        flags[1, i] = terminated
-        flags[2, i] = truncated
-        flags[3, i] = truncated
-        for k in range(rules.INFO_SIZE):
-            report[k, i] = info[i, k]
-        report[rules.INFO_SIZE, i] = meta[i, rules.ROUNDS]
-        report[rules.INFO_SIZE + 1, i] = meta[i, rules.SUDDEN_DEATH]
-        report[rules.INFO_SIZE + 2, i] = illegal
-        _observe(kind, row(board, i), row(eggs, i), row(meta, i), row(obs_b, i), row(obs_w, i),
-                 row(row(masks, 0), i), row(row(masks, 1), i))  # fmt: skip
-        if autoreset[i]:  # the next step resets this game and ignores its actions: any will do
-            for cell in range(rules.CELLS):
-                masks[0, i, cell] = 1
-                masks[1, i, cell] = 1
+        step_game(i, row(board, i), row(eggs, i), row(meta, i), row(info, i), row(work, i),
+                  black, white, autoreset, max_rounds, kind, row(obs_b, i), row(obs_w, i),
+                  row(row(masks, 0), i), row(row(masks, 1), i), rewards, flags,
+                  report)  # fmt: skip
+
+
+def configure(
+    env: Any, num_envs: int, obs_encoder: Any, max_rounds: int, illegal_action: str, copy: bool
+) -> None:
+    """Check a batched env's options and set them on ``env`` with its agents and spaces (the
+    CPU and GPU batched envs share them); a bad option raises ``ValueError``."""
+    env.num_envs = positive_int("num_envs", num_envs)
+    env.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
+    env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+    env.copy = flag("copy", copy)
+    env.encoder = ENCODERS.create(obs_encoder)
+    env.possible_agents = list(AGENTS)
+    (env.single_observation_space, env.single_action_space, env.observation_space,
+     env.action_space) = batch_spaces(env.encoder, env.num_envs)  # fmt: skip
+
+
+def batch_spaces(encoder: Any, n: int) -> tuple[spaces.Space, ...]:
+    """``(single_observation_space, single_action_space, observation_space, action_space)``
+    of ``n`` batched games observed by ``encoder``."""
+    mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
+    single = spaces.Dict({"observation": encoder.space, "action_mask": mask_space})
+    batched = spaces.Dict(
+        {
+            "observation": spaces.Box(
+                np.broadcast_to(encoder.space.low, (n, *encoder.space.shape)),
+                np.broadcast_to(encoder.space.high, (n, *encoder.space.shape)),
+                dtype=encoder.space.dtype,
+            ),
+            "action_mask": spaces.Box(0, 1, (n, rules.CELLS), np.int8),
+        }
+    )
+    return (
+        single,
+        spaces.Discrete(rules.CELLS),
+        batched,
+        spaces.MultiDiscrete(np.full(n, rules.CELLS)),
+    )
+
+
+def reset_seeds(seed: Any, n: int) -> list[int]:
+    """The per-game seeds of ``reset(seed=...)``: an int gives ``seed, seed + 1, ...``, a list
+    gives one per game; anything else raises ``ValueError``."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        first = seed_value("seed", seed)
+        return [first + i for i in range(n)]
+    if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
+        raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
+    if len(seed) != n:
+        raise ValueError(f"reset() got {len(seed)} seeds for {n} games")
+    return [seed_value(f"seed[{i}]", s) for i, s in enumerate(seed)]
+
+
+def raise_if_illegal(
+    board: np.ndarray, autoreset: np.ndarray, black: np.ndarray, white: np.ndarray
+) -> None:
+    """``illegal_action="raise"``: raise :class:`IllegalMove` naming the first illegal action
+    of the games not about to reset (host arrays: ``board`` ``(N, 81)``, the rest ``(N,)``)."""
+    live = ~autoreset
+    for agent, acts in (("black", black), ("white", white)):
+        in_range = (acts >= 0) & (acts < rules.CELLS)
+        cells = np.where(in_range, acts, 0)
+        empty = board[np.arange(len(board)), cells] == rules.EMPTY
+        bad = np.flatnonzero(live & ~(in_range & empty))
+        if bad.size:
+            i = int(bad[0])
+            why = (
+                f"cell {cell_name(acts[i])} ({int(acts[i])}) is occupied"
+                if in_range[i]
+                else f"action {int(acts[i])} is out of range 0-80"
+            )
+            raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
 
 
 class WhatTheShellVectorEnv:
@@ -171,18 +254,13 @@ class WhatTheShellVectorEnv:
         illegal_action: str = "lose",
         copy: bool = True,
     ) -> None:
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.copy = flag("copy", copy)
-        self.encoder = ENCODERS.create(obs_encoder)
+        configure(self, num_envs, obs_encoder, max_rounds, illegal_action, copy)
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
         # a user's encoder object compiles in the foreground
         if not (isinstance(obs_encoder, str) and _compile_in_background(obs_encoder, self)):
             compile_notice(batch_step, what="the batched What the Shell rules")
-        self.possible_agents = list(AGENTS)
         n = self.num_envs
         self.board = np.zeros((n, rules.CELLS), dtype=np.int8)
         self.eggs = np.full((n, rules.CELLS), -1, dtype=np.int8)
@@ -195,22 +273,6 @@ class WhatTheShellVectorEnv:
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
         self._pools = (BufferPool(shape, dtype), BufferPool(shape, dtype))
-        mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
-        self.single_observation_space = spaces.Dict(
-            {"observation": self.encoder.space, "action_mask": mask_space}
-        )
-        self.single_action_space = spaces.Discrete(rules.CELLS)
-        self.action_space = spaces.MultiDiscrete(np.full(n, rules.CELLS))
-        self.observation_space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    np.broadcast_to(self.encoder.space.low, (n, *self.encoder.space.shape)),
-                    np.broadcast_to(self.encoder.space.high, (n, *self.encoder.space.shape)),
-                    dtype=self.encoder.space.dtype,
-                ),
-                "action_mask": spaces.Box(0, 1, (n, rules.CELLS), np.int8),
-            }
-        )
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -220,16 +282,7 @@ class WhatTheShellVectorEnv:
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; the batched env takes none")
         if seed is not None:
-            n = self.num_envs
-            if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-                first = seed_value("seed", seed)
-                seeds = [first + i for i in range(n)]
-            elif isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
-                raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
-            elif len(seed) != n:
-                raise ValueError(f"reset() got {len(seed)} seeds for {n} games")
-            else:
-                seeds = [seed_value(f"seed[{i}]", s) for i, s in enumerate(seed)]
+            seeds = reset_seeds(seed, self.num_envs)
             self.seeds = seeds
             self.action_space.seed(seeds[0])
         self.board[:] = rules.EMPTY
@@ -290,20 +343,7 @@ class WhatTheShellVectorEnv:
 
     def _raise_if_illegal(self, black: np.ndarray, white: np.ndarray) -> None:
         """``illegal_action="raise"``: name the first illegal action, before any game moves."""
-        live = ~self._autoreset
-        for agent, acts in (("black", black), ("white", white)):
-            in_range = (acts >= 0) & (acts < rules.CELLS)
-            cells = np.where(in_range, acts, 0)
-            empty = self.board[np.arange(self.num_envs), cells] == rules.EMPTY
-            bad = np.flatnonzero(live & ~(in_range & empty))
-            if bad.size:
-                i = int(bad[0])
-                why = (
-                    f"cell {cell_name(acts[i])} ({int(acts[i])}) is occupied"
-                    if in_range[i]
-                    else f"action {int(acts[i])} is out of range 0-80"
-                )
-                raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
+        raise_if_illegal(self.board, self._autoreset, black, white)
 
     def _planes_views(self, black: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, ...]:
         """The observation buffers as ``(N, 5, 81)`` for the kernel (placeholders otherwise)."""

@@ -1,0 +1,80 @@
+"""Throughput of the GPU batched envs: device-sampled random legal moves, timed to a sync.
+
+Shared by ``benchmarks/gpu.py`` and the games' own benchmark rows.  Imports nothing of CUDA
+until called.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+MAX_STEPS = 2**20  # timed steps in one run at most
+
+
+def rate_row(
+    workload: str, device: str, layout: str, n: int, rates: Sequence[float], compile_s: float
+) -> dict[str, Any]:
+    """One row of a throughput table: the median of ``rates`` (steps/s) with the spread."""
+    return {
+        "workload": workload,
+        "device": device,
+        "layout": layout,
+        "batch": n,
+        "steps_per_s": statistics.median(rates),
+        "min": min(rates),
+        "max": max(rates),
+        "repeats": len(rates),
+        "compile_s": compile_s,
+    }
+
+
+def gpu_env_rows(
+    make: Callable[[int, str], Any],
+    workload: str,
+    sizes: Sequence[int],
+    layouts: Sequence[str],
+    seconds: float,
+    repeats: int,
+) -> list[dict[str, Any]]:
+    """Steps/s of ``make(n, layout)`` (a GPU env with ``reset``, ``step`` and
+    ``sample_actions``) for each layout and batch size ``n``.
+
+    Each step draws random legal actions on the device and steps every game (observations
+    and masks included).  A run of about ``seconds`` ends with a device synchronisation;
+    rows give the median of ``repeats`` runs with the spread (``min``, ``max``), and
+    ``compile_s``: the first reset and step, compilation included.
+    """
+    from shell_envs.core import cuda
+
+    rows = []
+    for layout in layouts:
+        for n in sizes:
+            start = time.perf_counter()
+            env = make(n, layout)
+            env.reset(seed=0)
+            env.step(env.sample_actions())
+            cuda.synchronize()
+            compile_s = time.perf_counter() - start
+            steps = 4
+            rates = []
+            for _ in range(repeats):
+                while True:
+                    t0 = time.perf_counter()
+                    for _ in range(steps):
+                        env.step(env.sample_actions())
+                    cuda.synchronize()
+                    elapsed = time.perf_counter() - t0
+                    if elapsed >= seconds or steps >= MAX_STEPS:
+                        break
+                    steps = min(
+                        MAX_STEPS, max(2 * steps, int(1.1 * steps * seconds / max(elapsed, 1e-9)))
+                    )
+                rates.append(steps * n / elapsed)
+            device = "simulator" if cuda.simulated() else "cuda"
+            rows.append(rate_row(workload, device, layout, n, rates, compile_s))
+            env.close()
+            del env
+    return rows

@@ -1,0 +1,357 @@
+"""Everything numba-cuda-specific, in one module: the GPU envs use only these helpers.
+
+The GPU envs (``device="cuda"``) run the very rule functions the CPU core runs, compiled for
+CUDA by numba-cuda from their Python source: a rule function compiled with :func:`jit
+<shell_envs.core.jit.jit>` called from a kernel body is compiled for the GPU by numba-cuda
+itself (see its docs, "JIT Function CPU-GPU Compatibility").  This module turns per-game
+Python functions into kernels (:class:`Kernel`: one GPU thread per game), moves arrays in and
+out (actions in from any CUDA array or a host array, results out as torch tensors that are
+zero-copy views of device buffers), and answers the current-device lookups of an offline PTX
+compile (:func:`compile_ptx`).  numba-cuda is in maintenance mode for the life of CUDA 13;
+keeping it in this one module means a move to another compiler touches one place.
+
+Nothing here imports ``numba.cuda`` or ``torch`` at module level: the CPU path never pays for
+them, and without the ``cuda`` extra or a GPU, :func:`require` raises one clear error
+(:class:`CudaUnavailableError`).
+
+Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, for tests on machines without a
+GPU) kernels run as Python threads on the CPU; the rule functions they call must then be
+plain Python too, so the simulator needs ``NUMBA_DISABLE_JIT=1`` as well, and results come
+out as CPU torch tensors over the simulator's host memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from shell_envs.core.jit import inline_without_copies
+
+__all__ = [
+    "INSTALL",
+    "THREADS_PER_BLOCK",
+    "CudaUnavailableError",
+    "Kernel",
+    "as_torch",
+    "assemble",
+    "compile_ptx",
+    "cuda",
+    "device_array",
+    "device_function",
+    "empty",
+    "from_device",
+    "integer_array",
+    "random_states",
+    "require",
+    "simulated",
+    "synchronize",
+]
+
+INSTALL = 'pip install "shell-envs[cuda]"'
+THREADS_PER_BLOCK = 128
+
+
+class CudaUnavailableError(RuntimeError):
+    """``device="cuda"`` cannot run here: the ``cuda`` extra or a CUDA device is missing."""
+
+
+def simulated() -> bool:
+    """Whether numba's CUDA simulator is on (``NUMBA_ENABLE_CUDASIM=1``, read at import)."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+@functools.cache
+def cuda() -> Any:
+    """The ``numba.cuda`` module of numba-cuda, imported on first use.
+
+    Raises :class:`CudaUnavailableError` naming the extra when numba-cuda is not installed
+    (numba's own deprecated built-in ``numba.cuda`` does not count).
+    """
+    try:
+        import numba_cuda  # noqa: F401  (the package of the extra; it provides numba.cuda)
+        from numba import cuda as module
+    except ImportError as exc:
+        raise CudaUnavailableError(
+            f"device='cuda' needs numba-cuda, which is not installed: {INSTALL} ({exc})"
+        ) from exc
+    with contextlib.suppress(ImportError):  # numba-cuda's own copy of numba's inliner
+        from numba.cuda.core import inline_closurecall
+
+        inline_without_copies(inline_closurecall)
+    return module
+
+
+def require() -> Any:
+    """``numba.cuda``, with a usable device (or the simulator), else one clear error."""
+    module = cuda()
+    if simulated():
+        from numba import config
+
+        if not config.DISABLE_JIT:
+            raise CudaUnavailableError(
+                "the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) runs kernels as Python, so the "
+                "rule functions must be plain Python too: set NUMBA_DISABLE_JIT=1 as well"
+            )
+        return module
+    if not module.is_available():
+        raise CudaUnavailableError(
+            "device='cuda': no CUDA device found (numba-cuda sees no GPU or no NVIDIA driver; "
+            "NUMBA_ENABLE_CUDASIM=1 with NUMBA_DISABLE_JIT=1 runs the simulator instead)"
+        )
+    return module
+
+
+def device_function(fn: Callable[..., Any]) -> Any:
+    """A CUDA device function from ``fn``: a plain Python function, or a rule function
+    compiled for the CPU by :mod:`shell_envs.core.jit` (its Python function is compiled)."""
+    return require().jit(device=True)(getattr(fn, "py_func", fn))
+
+
+_LAUNCH_TEMPLATE = """
+def {name}(n, {args}):
+    i = cuda.grid(1)
+    if i < n:
+        body(i, {args})
+"""
+
+
+def _kernel_source(body: Callable[..., Any]) -> tuple[str, str]:
+    """The name and source of the kernel that calls ``body(i, ...)`` for each ``i < n``."""
+    params = list(inspect.signature(body).parameters)
+    if not params:
+        raise TypeError(f"a kernel body takes the game index first: {body.__name__}(i, ...)")
+    args = ", ".join(params[1:])
+    name = f"{body.__name__.lstrip('_')}_kernel"
+    return name, _LAUNCH_TEMPLATE.format(name=name, args=args)
+
+
+class Kernel:
+    """``body(i, *arrays)`` run once for every game index ``i < n``, one GPU thread each.
+
+    ``body`` is a plain Python function of one game (game modules never write ``cuda.grid``);
+    it may call the rule functions directly, and any helper it calls must be compiled
+    (:func:`~shell_envs.core.jit.jit`).  Compiled on the first launch for the argument types
+    it gets (numba-cuda's dispatcher), then launched asynchronously on the default stream:
+    nothing waits for the GPU until a result is read on the host.  Later launches with
+    arguments of the same kinds go straight to the compiled kernel, skipping numba-cuda's
+    per-launch type resolution (tens of microseconds a launch, with many arguments).
+    """
+
+    def __init__(self, body: Callable[..., Any], threads: int = THREADS_PER_BLOCK) -> None:
+        self.body = body
+        self.threads = threads
+        self.name, self.source = _kernel_source(body)
+        self._compiled_for: dict[tuple[Any, ...], Any] = {}
+
+    @functools.cached_property
+    def python_function(self) -> Callable[..., Any]:
+        """The kernel as a Python function (what numba-cuda compiles; see :func:`compile_ptx`)."""
+        namespace = {"cuda": cuda(), "body": device_function(self.body)}
+        exec(compile(self.source, f"<kernel {self.name}>", "exec"), namespace)
+        return namespace[self.name]
+
+    @functools.cached_property
+    def compiled(self) -> Any:
+        """The numba-cuda kernel dispatcher (compiles per argument types on first launch)."""
+        return require().jit(self.python_function)
+
+    def __call__(self, n: int, *arrays: Any) -> None:
+        """Launch over ``n`` games (nothing when ``n`` is 0)."""
+        if n <= 0:
+            return
+        threads = min(self.threads, n)
+        blocks = (n + threads - 1) // threads
+        args = (n, *arrays)
+        if simulated():
+            self.compiled[blocks, threads](*args)
+            return
+        key = tuple(_kind(a) for a in arrays)
+        kernel = self._compiled_for.get(key)
+        if kernel is not None:
+            kernel.launch(args, (blocks, 1, 1), (threads, 1, 1), 0, 0)
+            return
+        self.compiled[blocks, threads](*args)
+        argument_types = tuple(self.compiled.typeof_pyval(a) for a in args)
+        kernel = self.compiled.overloads.get(argument_types)
+        if kernel is not None and hasattr(kernel, "launch"):
+            self._compiled_for[key] = kernel
+
+
+def _kind(value: Any) -> tuple[Any, ...]:
+    """What selects a compiled kernel for an argument: a device array's dtype, dimensions and
+    contiguity, else the Python type."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return (type(value),)
+    return type(value), dtype, value.ndim, value.is_c_contiguous()
+
+
+@contextlib.contextmanager
+def _offline_device(cc: tuple[int, int]) -> Iterator[None]:
+    """Answer numba-cuda's current-device lookups with a device of compute capability ``cc``.
+
+    Compiling a kernel that calls a device function asks the current device for its compute
+    capability; on a machine without a GPU there is none, so the lookup is answered here.
+    """
+    from numba.cuda import dispatcher
+
+    class Device:
+        compute_capability = cc
+
+    saved = dispatcher.get_current_device
+    dispatcher.get_current_device = Device
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = saved
+
+
+def compile_ptx(kernel: Kernel, arg_types: tuple[Any, ...], cc: tuple[int, int] = (9, 0)) -> str:
+    """The PTX of ``kernel`` for numba types ``arg_types`` (after ``n``) and compute capability
+    ``cc``, with numba-cuda's NVVM; needs no GPU (for tests and ahead-of-time checks)."""
+    from numba import types
+
+    module = cuda()
+    namespace = {"cuda": module, "body": module.jit(device=True)(kernel.body)}
+    exec(compile(kernel.source, f"<kernel {kernel.name}>", "exec"), namespace)
+    with _offline_device(cc):
+        ptx, _ = module.compile_ptx(namespace[kernel.name], (types.intp, *arg_types), cc=cc)
+    return ptx
+
+
+def assemble(ptx: str, cc: tuple[int, int] = (9, 0)) -> str:
+    """Assemble ``ptx`` for compute capability ``cc`` with nvJitLink (ptxas, from the CUDA
+    wheels of the extra; no GPU needed) and return its report: registers, spills, constant
+    memory.  Raises ``RuntimeError`` with ptxas's log when it refuses the code (as it refused
+    the int64 rule tables: too much constant data)."""
+    from cuda.bindings import nvjitlink
+
+    options = [f"-arch=sm_{cc[0]}{cc[1]}", "-verbose"]
+    handle = nvjitlink.create(len(options), options)
+
+    def log(size: Callable[[int], int], read: Callable[[int, bytearray], None]) -> str:
+        buffer = bytearray(size(handle))
+        read(handle, buffer)
+        return buffer.rstrip(b"\0").decode(errors="replace")
+
+    try:
+        data = ptx.encode()
+        try:
+            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "kernel.ptx")
+            nvjitlink.complete(handle)
+        except nvjitlink.nvJitLinkError as exc:
+            error = log(nvjitlink.get_error_log_size, nvjitlink.get_error_log)
+            raise RuntimeError(f"ptxas refused the PTX for sm_{cc[0]}{cc[1]}: {error}") from exc
+        return log(nvjitlink.get_info_log_size, nvjitlink.get_info_log)
+    finally:
+        nvjitlink.destroy(handle)
+
+
+def empty(shape: tuple[int, ...] | int, dtype: Any) -> Any:
+    """An uninitialised device array."""
+    return require().device_array(shape, dtype=np.dtype(dtype))
+
+
+def device_array(host: np.ndarray) -> Any:
+    """A device copy of the host array ``host``."""
+    return require().to_device(np.ascontiguousarray(host))
+
+
+def from_device(array: Any) -> np.ndarray:
+    """A host copy of the device array ``array`` (waits for the GPU)."""
+    return array.copy_to_host()
+
+
+def random_states(n: int, seed: int | None) -> Any:
+    """``uint64[n]`` device states of ``n`` independent splitmix64 streams, one per game, for
+    :func:`shell_envs.core.sampling.draw_below` and :func:`~shell_envs.core.sampling.random_legal`
+    in kernels; seeded from ``seed`` by numpy's ``SeedSequence`` (None: fresh entropy)."""
+    words = np.random.SeedSequence(seed).generate_state(max(n, 1), np.uint64)[:n]
+    return device_array(words)
+
+
+def synchronize() -> None:
+    """Wait until every kernel launched so far has finished."""
+    require().synchronize()
+
+
+def _torch() -> Any:
+    """``torch``, imported on first use (results come out as torch tensors); on a GPU, a
+    torch built with CUDA."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise CudaUnavailableError(
+            f"device='cuda' returns torch tensors and needs torch: {INSTALL} ({exc})"
+        ) from exc
+    if not simulated() and not torch.cuda.is_available():
+        raise CudaUnavailableError(
+            f"device='cuda' returns torch tensors on the GPU, but this torch ({torch.__version__})"
+            " sees no CUDA device: install a CUDA build of torch"
+        )
+    return torch
+
+
+def as_torch(array: Any) -> Any:
+    """A torch tensor viewing the device array ``array`` (no copy).
+
+    On the GPU through ``__cuda_array_interface__`` (``torch.as_tensor(..., device="cuda")``);
+    under the simulator a CPU tensor over its host memory.  The view lives as long as the
+    tensor does; the env writes into the same memory on its next step.
+    """
+    torch = _torch()
+    if simulated():
+        return torch.from_numpy(array._ary)
+    return torch.as_tensor(array, device="cuda")
+
+
+def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
+    """``values`` as an ``int64`` device array of ``shape`` (no copy when already one).
+
+    Takes any CUDA array (torch, CuPy, numba; through ``__cuda_array_interface__``), a DLPack
+    producer (JAX), or a host array or sequence; anything else, another shape or a non-integer
+    dtype raises ``ValueError`` naming ``what``.  The host never waits: kernels run on the
+    default stream, which is made to wait for torch's current stream when that is another.
+    """
+    module = require()
+    torch = _torch()
+    if simulated():
+        if hasattr(values, "_ary"):  # a simulator device array
+            values = values._ary
+        elif isinstance(values, torch.Tensor):
+            values = values.numpy()
+        host = _checked(np.asarray(values), shape, what, kind=np.asarray(values).dtype.kind)
+        return module.to_device(host.astype(np.int64, copy=False))
+    if isinstance(values, torch.Tensor):
+        tensor = values
+    elif hasattr(values, "__cuda_array_interface__"):
+        tensor = torch.as_tensor(values, device="cuda")
+    elif hasattr(values, "__dlpack__") and not isinstance(values, np.ndarray):
+        tensor = torch.from_dlpack(values)
+    else:
+        host = np.asarray(values)
+        _checked(host, shape, what, kind=host.dtype.kind)
+        tensor = torch.as_tensor(host)
+    kind = "b" if tensor.dtype == torch.bool else ("f" if tensor.is_floating_point() else "i")
+    _checked(tensor, shape, what, kind=kind if not tensor.is_complex() else "c")
+    tensor = tensor.to(device="cuda", dtype=torch.int64).contiguous()
+    current, default = torch.cuda.current_stream(), torch.cuda.default_stream()
+    if current != default:  # kernels run on the default stream: it waits, the host does not
+        default.wait_stream(current)
+    return module.as_cuda_array(tensor, sync=False)  # sync=True would wait on the host
+
+
+def _checked(array: Any, shape: tuple[int, ...], what: str, kind: str) -> Any:
+    """``array`` if it has ``shape`` and an integer dtype (``kind``), else a ``ValueError``."""
+    if tuple(array.shape) != tuple(shape) or kind not in "iu":
+        raise ValueError(
+            f"{what} must be integers of shape {tuple(shape)}, got shape "
+            f"{tuple(array.shape)} of {array.dtype}"
+        )
+    return array
