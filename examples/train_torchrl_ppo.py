@@ -10,8 +10,9 @@ plays ``--eval-games`` games against uniformly random legal moves, half as black
 white, and the learning curve is that win rate.  Scorpion's curve is the mean final score of
 the games that ended in each iteration (rewards: score changes / 100).
 
-Prints steps/s with the network included (env steps, inference and updates, all in the wall
-time; What the Shell counts joint steps: one round of one game), and writes ``results.json``
+Prints steps/s with the network included (env steps, inference and updates in the wall time;
+the evaluations apart; What the Shell counts joint steps: one round of one game; on a busy
+CPU pass ``--torch-threads 1``), and writes ``results.json``
 and ``learning_curve.png`` under ``--out``::
 
     python examples/train_torchrl_ppo.py --game what_the_shell --device cuda --minutes 5
@@ -164,8 +165,11 @@ def train(args: argparse.Namespace) -> dict:
     }
     td = env.reset()
     curve, episode_return = [], torch.zeros(n, device=device)
+    if args.game == "what_the_shell":  # where the curve starts: the untrained policy
+        baseline = evaluate_vs_random(agent, args.eval_games, device, args.encoder, args.seed)
+        curve.append({"iteration": 0, "env_steps": 0, "vs_random": baseline})
     start = time.perf_counter()
-    env_steps, iteration = 0, 0
+    env_steps, iteration, eval_s = 0, 0, 0.0
     budget = args.minutes * 60.0
     while time.perf_counter() - start < budget or iteration == 0:
         finished_returns = []
@@ -216,18 +220,15 @@ def train(args: argparse.Namespace) -> dict:
         }
         keep = store["valid"].flatten()
         flat = {k: v[keep] for k, v in flat.items()}
-        total = flat["action"].shape[0]
-        batch = max(1, total // args.minibatches)
+        flat["adv"] = (flat["adv"] - flat["adv"].mean()) / (flat["adv"].std() + 1e-8)
         stats = []
         for _ in range(args.epochs):
-            order = torch.randperm(total, device=device)
-            for lo in range(0, total, batch):
-                idx = order[lo : lo + batch]
+            order = torch.randperm(flat["action"].shape[0], device=device)
+            for idx in order.tensor_split(args.minibatches):
                 logits, value = agent(flat["obs"][idx], flat["mask"][idx])
                 dist = torch.distributions.Categorical(logits=logits)
                 logp = dist.log_prob(flat["action"][idx])
                 adv = flat["adv"][idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 ratio = (logp - flat["logp"][idx]).exp()
                 clipped = ratio.clamp(1 - args.clip, 1 + args.clip)
                 policy_loss = -torch.min(ratio * adv, clipped * adv).mean()
@@ -245,7 +246,7 @@ def train(args: argparse.Namespace) -> dict:
             "iteration": iteration,
             "env_steps": env_steps,
             "seconds": round(elapsed, 2),
-            "steps_per_s": env_steps / elapsed,
+            "steps_per_s": env_steps / (elapsed - eval_s),
             "entropy": sum(s[2] for s in stats) / len(stats),
             "value_loss": sum(s[1] for s in stats) / len(stats),
         }
@@ -259,6 +260,7 @@ def train(args: argparse.Namespace) -> dict:
                 agent, args.eval_games, device, args.encoder, args.seed + iteration
             )
             agent.train()
+            eval_s += time.perf_counter() - start - elapsed
         curve.append(row)
         shown = row.get("mean_score", row.get("vs_random", {}).get("win_rate"))
         print(
@@ -273,7 +275,8 @@ def train(args: argparse.Namespace) -> dict:
         "rollout_steps": steps,
         "env_steps": env_steps,
         "seconds": round(time.perf_counter() - start, 2),
-        "steps_per_s": env_steps / (time.perf_counter() - start),
+        "eval_seconds": round(eval_s, 2),
+        "steps_per_s": env_steps / (time.perf_counter() - start - eval_s),
         "args": vars(args),
         "curve": curve,
     }
