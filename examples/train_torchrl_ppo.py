@@ -8,7 +8,8 @@ dropped.  What the Shell is self-play, one policy in both seats (each seat's tra
 its own samples); every ``--eval-every`` iterations the policy (its most likely legal cell)
 plays ``--eval-games`` games against uniformly random legal moves, half as black and half as
 white, and the learning curve is that win rate.  Scorpion's curve is the mean final score of
-the games that ended in each iteration (rewards: score changes / 100).
+the policy (sampled) on the same ``--eval-games`` deals each time, played to their end
+(``--max-moves``; rewards: score changes / 100).  Both curves start at the untrained policy.
 
 Prints steps/s with the network included (env steps, inference and updates in the wall time;
 the evaluations apart; What the Shell counts joint steps: one round of one game; on a busy
@@ -134,6 +135,41 @@ def evaluate_vs_random(agent: Agent, games: int, device: str, encoder: str, seed
     return {"wins": wins, "draws": draws, "losses": games - wins - draws, "win_rate": wins / games}
 
 
+@torch.no_grad()
+def evaluate_scorpion(agent: Agent, games: int, device: str, max_moves: int, seed: int) -> dict:
+    """Scorpion: the policy's sampled moves on deals ``seed .. seed + games - 1``, each played
+    to its end once; returns the mean and best final score."""
+    env = make_env("scorpion", games, device, max_moves=max_moves)
+    env.set_seed(seed)
+    td = env.reset()
+    final = torch.full((games,), -1.0, device=env.device)
+    generator = torch.Generator(device=env.device).manual_seed(seed)
+    while (final < 0).any():
+        logits, _ = agent(td["observation"], td["action_mask"])
+        td["action"] = sample(logits, generator)
+        td, root = env.step_and_maybe_reset(td)
+        ended = td["next", "done"].squeeze(-1) & (final < 0)
+        final = torch.where(ended, td["next", "score"].float(), final)
+        td = root
+    return {"games": games, "mean_score": float(final.mean()), "best_score": float(final.max())}
+
+
+def evaluate(agent: Agent, args: argparse.Namespace) -> dict:
+    """The learning curve's point for the current policy (see the module docstring)."""
+    agent.eval()
+    if args.game == "scorpion":
+        point = evaluate_scorpion(agent, args.eval_games, args.device, args.max_moves, args.seed)
+    else:
+        point = evaluate_vs_random(agent, args.eval_games, args.device, args.encoder, args.seed)
+    agent.train()
+    return point
+
+
+def curve_value(point: dict) -> float:
+    """The number a learning-curve point is plotted as."""
+    return point["mean_score"] if "mean_score" in point else point["win_rate"]
+
+
 def train(args: argparse.Namespace) -> dict:
     """Run PPO for ``args.minutes``; returns the results written to ``results.json``."""
     torch.manual_seed(args.seed)
@@ -165,9 +201,7 @@ def train(args: argparse.Namespace) -> dict:
     }
     td = env.reset()
     curve, episode_return = [], torch.zeros(n, device=device)
-    if args.game == "what_the_shell":  # where the curve starts: the untrained policy
-        baseline = evaluate_vs_random(agent, args.eval_games, device, args.encoder, args.seed)
-        curve.append({"iteration": 0, "env_steps": 0, "vs_random": baseline})
+    curve.append({"iteration": 0, "env_steps": 0, "eval": evaluate(agent, args)})  # untrained
     start = time.perf_counter()
     env_steps, iteration, eval_s = 0, 0, 0.0
     budget = args.minutes * 60.0
@@ -252,17 +286,13 @@ def train(args: argparse.Namespace) -> dict:
         }
         if args.game == "scorpion":
             ended = torch.cat(finished_returns) if finished_returns else torch.zeros(0)
-            row["episodes"] = int(ended.numel())
-            row["mean_score"] = float(ended.mean()) if ended.numel() else None
-        elif iteration % args.eval_every == 0 or time.perf_counter() - start >= budget:
-            agent.eval()
-            row["vs_random"] = evaluate_vs_random(
-                agent, args.eval_games, device, args.encoder, args.seed + iteration
-            )
-            agent.train()
+            row["train_episodes"] = int(ended.numel())
+            row["train_mean_score"] = float(ended.mean()) if ended.numel() else None
+        if iteration % args.eval_every == 0 or time.perf_counter() - start >= budget:
+            row["eval"] = evaluate(agent, args)
             eval_s += time.perf_counter() - start - elapsed
         curve.append(row)
-        shown = row.get("mean_score", row.get("vs_random", {}).get("win_rate"))
+        shown = curve_value(row["eval"]) if "eval" in row else "-"
         print(
             f"iter {iteration:4d}  {env_steps:>11,} steps  {row['steps_per_s']:>10,.0f} steps/s"
             f"  entropy {row['entropy']:.3f}  curve {shown}",
@@ -289,12 +319,10 @@ def train(args: argparse.Namespace) -> dict:
 
 def plot(results: dict, path: Path) -> None:
     """The learning curve: win rate against random, or mean final score, over env steps."""
+    points = [(r["env_steps"], curve_value(r["eval"])) for r in results["curve"] if "eval" in r]
     if results["game"] == "scorpion":
-        points = [(r["env_steps"], r["mean_score"]) for r in results["curve"] if r["mean_score"]]
-        label = "mean final score of the games ended"
+        label = "mean final score on the evaluation deals"
     else:
-        curve = [r for r in results["curve"] if "vs_random" in r]
-        points = [(r["env_steps"], r["vs_random"]["win_rate"]) for r in curve]
         label = "win rate against random (greedy policy)"
     fig, ax = plt.subplots(figsize=(6, 4))
     if points:
@@ -331,7 +359,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         "--reward-scale", type=float, default=None, help="default: 1, Scorpion 0.01"
     )
     parser.add_argument("--eval-every", type=int, default=5, help="iterations between evals")
-    parser.add_argument("--eval-games", type=int, default=512)
+    parser.add_argument("--eval-games", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--torch-threads", type=int, default=0, help="torch's CPU threads (0: torch's default)"

@@ -152,9 +152,12 @@ def test_ppo_example_runs_and_writes_its_curve(game, tmp_path):
     assert results["env_steps"] == 128 and results["steps_per_s"] > 0
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved["curve"] and (tmp_path / "learning_curve.png").stat().st_size > 0
-    row = saved["curve"][0]
-    if game == "what_the_shell":
-        games = row["vs_random"]
-        assert games["wins"] + games["draws"] + games["losses"] == 4
-    else:
-        assert row["episodes"] >= 8 and row["mean_score"] >= 0  # every game ends by move 12
+    assert [row["env_steps"] for row in saved["curve"]] == [0, 128]  # untrained, then trained
+    for row in saved["curve"]:
+        point = row["eval"]
+        if game == "what_the_shell":
+            assert point["wins"] + point["draws"] + point["losses"] == 4
+        else:
+            assert point["games"] == 4 and 0 <= point["mean_score"] <= point["best_score"]
+    if game == "scorpion":
+        assert saved["curve"][1]["train_episodes"] >= 8  # every game ends by move 12
