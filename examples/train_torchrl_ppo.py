@@ -2,7 +2,7 @@
 
 The env is :func:`shell_envs.integrations.torchrl.make_env`: on ``--device cuda`` the batched
 env itself runs on the GPU (observations, masks and rewards never leave it), on ``cpu`` it is
-the CPU batched env.  PPO is plain torch: a masked categorical policy and a value head, clipped
+the CPU batched env (``--env-device cpu`` keeps it under a GPU learner: a copy per step).  PPO is plain torch: a masked categorical policy and a value head, clipped
 objective, GAE; the transitions out of a batched env's reset step (``"autoreset"``) are
 dropped.  What the Shell is self-play, one policy in both seats (each seat's transitions are
 its own samples); every ``--eval-every`` iterations the policy (its most likely legal cell)
@@ -101,13 +101,15 @@ def gae(rewards, values, dones, last_value, gamma, lam):
 
 
 @torch.no_grad()
-def evaluate_vs_random(agent: Agent, games: int, device: str, encoder: str, seed: int) -> dict:
+def evaluate_vs_random(
+    agent: Agent, games: int, device: str, encoder: str, seed: int, env_device: str | None = None
+) -> dict:
     """What the Shell: the policy's most likely legal cell against random legal moves.
 
     ``games`` games, the policy black in the first half and white in the second; each game
     counts once, at its first end.  Returns wins, draws, losses and the win rate.
     """
-    env = make_env("what_the_shell", games, device, obs_encoder=encoder)
+    env = make_env("what_the_shell", games, device, env_device, obs_encoder=encoder)
     env.set_seed(seed)
     td = env.reset()
     policy_seat = torch.zeros(games, dtype=torch.long, device=env.device)
@@ -136,10 +138,12 @@ def evaluate_vs_random(agent: Agent, games: int, device: str, encoder: str, seed
 
 
 @torch.no_grad()
-def evaluate_scorpion(agent: Agent, games: int, device: str, max_moves: int, seed: int) -> dict:
+def evaluate_scorpion(
+    agent: Agent, games: int, device: str, max_moves: int, seed: int, env_device: str | None = None
+) -> dict:
     """Scorpion: the policy's sampled moves on deals ``seed .. seed + games - 1``, each played
     to its end once; returns the mean and best final score."""
-    env = make_env("scorpion", games, device, max_moves=max_moves)
+    env = make_env("scorpion", games, device, env_device, max_moves=max_moves)
     env.set_seed(seed)
     td = env.reset()
     final = torch.full((games,), -1.0, device=env.device)
@@ -158,9 +162,13 @@ def evaluate(agent: Agent, args: argparse.Namespace) -> dict:
     """The learning curve's point for the current policy (see the module docstring)."""
     agent.eval()
     if args.game == "scorpion":
-        point = evaluate_scorpion(agent, args.eval_games, args.device, args.max_moves, args.seed)
+        point = evaluate_scorpion(
+            agent, args.eval_games, args.device, args.max_moves, args.seed, args.env_device
+        )
     else:
-        point = evaluate_vs_random(agent, args.eval_games, args.device, args.encoder, args.seed)
+        point = evaluate_vs_random(
+            agent, args.eval_games, args.device, args.encoder, args.seed, args.env_device
+        )
     agent.train()
     return point
 
@@ -179,7 +187,7 @@ def train(args: argparse.Namespace) -> dict:
     kwargs = {"obs_encoder": args.encoder} if args.game == "what_the_shell" else {}
     if args.game == "scorpion":
         kwargs["max_moves"] = args.max_moves
-    env = make_env(args.game, args.num_envs, device, **kwargs)
+    env = make_env(args.game, args.num_envs, device, args.env_device, **kwargs)
     env.set_seed(args.seed)
     groups = _groups(args.game)
     first = groups[0]
@@ -341,6 +349,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", choices=["what_the_shell", "scorpion"], default="what_the_shell")
     parser.add_argument("--device", default="cpu", help="cpu, cuda, cuda:1, ...")
+    parser.add_argument(
+        "--env-device", default=None, help="where the batched env runs (default: --device)"
+    )
     parser.add_argument("--minutes", type=float, default=5.0, help="time budget (wall clock)")
     parser.add_argument("--num-envs", type=int, default=1024)
     parser.add_argument("--steps", type=int, default=32, help="rollout steps per iteration")

@@ -248,20 +248,25 @@ class WhatTheShellTorchEnv(_BatchedTorchEnv):
 
 
 def make_env(
-    game: str, num_envs: int, device: str | torch.device = "cpu", **kwargs: Any
+    game: str,
+    num_envs: int,
+    device: str | torch.device = "cpu",
+    env_device: str | torch.device | None = None,
+    **kwargs: Any,
 ) -> ScorpionTorchEnv | WhatTheShellTorchEnv:
     """A TorchRL env of ``num_envs`` games of ``game`` (``"what_the_shell"`` or ``"scorpion"``).
 
-    On a CUDA ``device`` the batched env itself runs there (``device="cuda"`` of the batched
-    env); on the CPU it is the CPU batched env.  ``kwargs`` go to the batched env.
+    The batched env runs on ``env_device`` (default ``device``): on a CUDA device it is the
+    GPU batched env (``device="cuda"`` of the batched env), on the CPU the CPU batched env;
+    its results become tensors on ``device``.  ``kwargs`` go to the batched env.
     """
     import gymnasium as gym
 
     import shell_envs  # noqa: F401  (registers the ids)
     from shell_envs import what_the_shell_v0
 
-    on_gpu = torch.device(device).type == "cuda"
-    extra = {"device": str(device)} if on_gpu else {}
+    where = device if env_device is None else env_device
+    extra = {"device": str(where)} if torch.device(where).type == "cuda" else {}
     if game == "what_the_shell":
         return WhatTheShellTorchEnv(
             what_the_shell_v0.vector_env(num_envs, **extra, **kwargs), device
