@@ -2,14 +2,15 @@
 
 The env is :func:`shell_envs.integrations.torchrl.make_env`: on ``--device cuda`` the batched
 env itself runs on the GPU (observations, masks and rewards never leave it), on ``cpu`` it is
-the CPU batched env (``--env-device cpu`` keeps it under a GPU learner: a copy per step).  PPO is plain torch: a masked categorical policy and a value head, clipped
-objective, GAE; the transitions out of a batched env's reset step (``"autoreset"``) are
-dropped.  What the Shell is self-play, one policy in both seats (each seat's transitions are
-its own samples); every ``--eval-every`` iterations the policy (its most likely legal cell)
-plays ``--eval-games`` games against uniformly random legal moves, half as black and half as
-white, and the learning curve is that win rate.  Scorpion's curve is the mean final score of
-the policy (sampled) on the same ``--eval-games`` deals each time, played to their end
-(``--max-moves``; rewards: score changes / 100).  Both curves start at the untrained policy.
+the CPU batched env (``--env-device cpu`` keeps it under a GPU learner: a copy per step). PPO
+is plain torch: a masked categorical policy and a value head, clipped objective, GAE; the
+transitions out of a batched env's reset step (``"autoreset"``) are dropped. What the Shell is
+self-play, one policy in both seats (each seat's transitions are its own samples); every
+``--eval-every`` iterations the policy (its most likely legal cell) plays ``--eval-games``
+games against uniformly random legal moves, half as black and half as white, and the learning
+curve is that win rate. Scorpion's curve is the mean final score of the policy (sampled) on the
+same ``--eval-games`` deals each time, played to their end (``--max-moves``; rewards: score
+changes / 100). Both curves start at the untrained policy.
 
 Prints steps/s with the network included (env steps, inference and updates in the wall time;
 the evaluations apart; What the Shell counts joint steps: one round of one game; on a busy
