@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.core.buffers import BufferPool
+from shell_envs.core.buffers import PARALLEL_BYTES, BufferPool
 
 
 def test_held_arrays_and_views_are_never_handed_out_again():
@@ -31,3 +31,12 @@ def test_copy_of_fills_a_pooled_array():
     out = pool.copy_of(source)
     np.testing.assert_array_equal(out, source)
     assert out is not source
+
+
+def test_large_copies_are_exact_copies():
+    source = np.random.default_rng(0).random((300, 1000)) < 0.5  # 300 kB: above the threshold
+    pool = BufferPool(source.shape, source.dtype)
+    for s in (source, np.asfortranarray(source)):
+        np.testing.assert_array_equal(pool.copy_of(s), s)
+    odd = np.arange(PARALLEL_BYTES // 8 + 3, dtype=np.int64)  # a block not full at the end
+    np.testing.assert_array_equal(BufferPool(odd.shape, odd.dtype).copy_of(odd), odd)

@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import chisquare
 
-from shell_envs.core.sampling import random_legal_actions, seed_compiled
+from shell_envs.core.sampling import (
+    BLOCK_ROWS,
+    PARALLEL_ROWS,
+    random_legal_actions,
+    seed_compiled,
+)
 
 
 def test_samples_only_legal_actions_uniformly():
@@ -71,3 +76,25 @@ def test_rows_without_actions_give_minus_one():
     masks = np.zeros((3, 365), np.bool_)
     masks[1, 100] = True
     assert random_legal_actions(masks).tolist() == [-1, 100, -1]
+
+
+def test_large_batches_sample_the_same_whatever_the_threads():
+    import numba
+
+    masks = np.random.default_rng(1).random((PARALLEL_ROWS + BLOCK_ROWS // 2, 81)) < 0.3
+    draws = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        seed_compiled(5)
+        draws.append(random_legal_actions(masks))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    np.testing.assert_array_equal(draws[0], draws[1])
+    assert masks[np.arange(len(masks)), draws[0]].all()
+
+
+def test_blocks_of_a_large_batch_draw_from_different_streams():
+    seed_compiled(6)
+    picks = random_legal_actions(np.ones((PARALLEL_ROWS, 81), np.int8))
+    blocks = picks.reshape(-1, BLOCK_ROWS)
+    assert all((blocks[0] != b).mean() > 0.9 for b in blocks[1:])
+    assert chisquare(np.bincount(picks, minlength=81)).pvalue > 1e-4

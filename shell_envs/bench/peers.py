@@ -37,12 +37,12 @@ class Workload:
     memory: Callable[[], float] | None = None
 
 
-def _what_the_shell_batched(encoder: str = "planes") -> Callable[[int], int]:
-    """Joint steps of ``vector_env(1024)``: both players' observations and masks every step."""
+def what_the_shell_batched(encoder: str = "planes", batch: int = BATCH) -> Callable[[int], int]:
+    """Joint steps of ``vector_env(batch)``: both players' observations and masks every step."""
     from shell_envs import what_the_shell_v0
     from shell_envs.core.sampling import random_legal_actions
 
-    env = what_the_shell_v0.vector_env(BATCH, obs_encoder=encoder)
+    env = what_the_shell_v0.vector_env(batch, obs_encoder=encoder)
     obs, _ = env.reset(seed=0)
 
     def run(n: int) -> int:
@@ -54,27 +54,27 @@ def _what_the_shell_batched(encoder: str = "planes") -> Callable[[int], int]:
                 "white": random_legal_actions(obs["white"]["action_mask"]),
             }
             obs, _, _, _, _ = env.step(actions)
-            steps += BATCH
+            steps += batch
         return steps
 
     return run
 
 
-def _scorpion_batched() -> Callable[[int], int]:
-    """Steps of ``gym.make_vec("shell_envs/Scorpion-v0", num_envs=1024)``."""
+def scorpion_batched(batch: int = BATCH) -> Callable[[int], int]:
+    """Steps of ``gym.make_vec("shell_envs/Scorpion-v0", num_envs=batch)``."""
     import gymnasium as gym
 
     import shell_envs  # noqa: F401  (registers the ids)
     from shell_envs.core.sampling import random_legal_actions
 
-    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=BATCH)
+    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=batch)
     env.reset(seed=0)
 
     def run(n: int) -> int:
         steps = 0
         while steps < n:
             env.step(random_legal_actions(env.action_masks()))
-            steps += BATCH
+            steps += batch
         return steps
 
     return run
@@ -181,14 +181,14 @@ WORKLOADS = [
     Workload(
         "what_the_shell vector_env N=1024",
         "joint steps",
-        _what_the_shell_batched,
+        what_the_shell_batched,
         batch=BATCH,
         memory=_wts_batched_memory,
     ),
     Workload(
         "what_the_shell vector_env N=1024 planes_uint8",
         "joint steps",
-        lambda: _what_the_shell_batched("planes_uint8"),
+        lambda: what_the_shell_batched("planes_uint8"),
         batch=BATCH,
         memory=_wts_batched_memory,
     ),
@@ -199,7 +199,7 @@ WORKLOADS = [
         memory=_scorpion_memory,
     ),
     Workload(
-        "scorpion make_vec N=1024", "steps", _scorpion_batched, batch=BATCH, memory=_scorpion_memory
+        "scorpion make_vec N=1024", "steps", scorpion_batched, batch=BATCH, memory=_scorpion_memory
     ),
     Workload("pettingzoo connect_four_v3", "moves", connect_four_moves),
     Workload("openspiel connect_four", "moves", _openspiel_connect_four, requires=("pyspiel",)),

@@ -4,7 +4,9 @@ A batched env returns fresh arrays every step (Gymnasium's ``copy=True`` contrac
 step never overwrites what an earlier one returned).  Allocating several megabytes per step
 costs page faults on every step, so the envs draw their output arrays from a pool: an array
 goes back into use only once nothing outside the pool refers to it (not even a view, which
-holds a reference to its base), so no caller can ever see it change.
+holds a reference to its base), so no caller can ever see it change.  Copies of several
+megabytes (a batched env's masks) are made on all cores: a serial copy would be serial time in
+every step, which caps how the env scales with cores.
 """
 
 from __future__ import annotations
@@ -13,7 +15,21 @@ import sys
 
 import numpy as np
 
+from shell_envs.core.jit import jit_parallel, prange
+
 _FREE_REFCOUNT = 2  # the pool's list entry plus getrefcount's own argument
+PARALLEL_BYTES = 1 << 20  # copies from this size up run on all cores
+_BLOCK_BYTES = 1 << 16  # bytes copied by one parallel iteration
+
+
+@jit_parallel
+def _copy_bytes(out, source):
+    """``out[:] = source`` (1-D ``uint8``), in blocks on all cores."""
+    n = source.shape[0]
+    for b in prange((n + _BLOCK_BYTES - 1) // _BLOCK_BYTES):
+        start = b * _BLOCK_BYTES
+        stop = min(n, start + _BLOCK_BYTES)
+        out[start:stop] = source[start:stop]
 
 
 class BufferPool:
@@ -38,7 +54,15 @@ class BufferPool:
     def copy_of(self, source: np.ndarray) -> np.ndarray:
         """``source`` copied into a pooled array."""
         out = self.take()
-        np.copyto(out, source)
+        if (
+            source.nbytes >= PARALLEL_BYTES
+            and source.shape == out.shape
+            and source.dtype == out.dtype
+            and source.flags.c_contiguous
+        ):
+            _copy_bytes(out.reshape(-1).view(np.uint8), source.reshape(-1).view(np.uint8))
+        else:
+            np.copyto(out, source)
         return out
 
     def __len__(self) -> int:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import types
-from numba.extending import overload
 
-from shell_envs.core.jit import jit, jit_inline
+from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -15,6 +13,9 @@ _UNIT = 2.0**-53
 _PROBES = 8
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _HIGH = np.uint64(0x8080808080808080)
+PARALLEL_ROWS = 8192  # from this many rows up, blocks of rows are sampled on all cores
+BLOCK_ROWS = 2048  # rows of one block: fixed, so the samples do not depend on the threads
+_JUMP = np.uint64(0x9E3779B97F4A7C15 << 32 & 0xFFFFFFFFFFFFFFFF)  # 2**32 splitmix draws
 
 
 @jit
@@ -83,25 +84,12 @@ def _as_bytes(masks):
     return np.ascontiguousarray(rows).view(np.uint8)
 
 
-@overload(_as_bytes)
-def _as_bytes_compiled(masks):
-    """Compiled `_as_bytes`: chosen by the type of ``masks`` when compiling."""
-    dtype = masks.dtype
-    byte = isinstance(dtype, types.Boolean) or getattr(dtype, "bitwidth", 0) == 8
-    if byte and masks.layout == "C":
-        return lambda masks: masks.view(np.uint8)
-    return lambda masks: (masks != 0).view(np.uint8)
-
-
 @jit
-def _sample(masks):
-    """[`random_legal_actions`][] over a C-contiguous ``uint8`` view of the masks."""
-    n, width = masks.shape
-    out = np.empty(n, np.int64)
-    legal = np.empty(width, np.int64)
-    state = np.uint64(np.random.randint(0, 2**62))
+def _sample_rows(masks, out, legal, start, stop, state):
+    """Sample rows ``start:stop`` of ``masks`` into ``out`` from the splitmix ``state``."""
+    width = masks.shape[1]
     sparse_run = 0  # consecutive listed rows found under a quarter legal
-    for i in range(n):
+    for i in range(start, stop):
         out[i] = -1
         if width > 0 and sparse_run < 2:
             for _ in range(_PROBES):
@@ -117,10 +105,40 @@ def _sample(masks):
         if count > 0:
             state, bits = _splitmix(state)
             out[i] = legal[_below(bits, count)]
+
+
+@jit_parallel
+def _sample_blocks(masks, out, state):
+    """`_sample_rows` over blocks of `BLOCK_ROWS` rows in parallel.
+
+    Block ``b`` starts its stream ``b * 2**32`` draws after block 0's (a splitmix jump), so
+    the blocks' streams never overlap (a row takes at most 9 draws) and the samples are the
+    same whatever the number of threads.
+    """
+    n, width = masks.shape
+    base = np.uint64(state)  # a Python int would be typed int64, and int64 + uint64 is float
+    for b in prange((n + BLOCK_ROWS - 1) // BLOCK_ROWS):
+        legal = np.empty(width, np.int64)
+        start = b * BLOCK_ROWS
+        stop = min(n, start + BLOCK_ROWS)
+        _sample_rows(masks, out, legal, start, stop, base + np.uint64(b) * _JUMP)
+
+
+@jit
+def _sample(masks):
+    """[`random_legal_actions`][] over a C-contiguous ``uint8`` view of the masks, serially."""
+    n, width = masks.shape
+    out = np.empty(n, np.int64)
+    _sample_rows(masks, out, np.empty(width, np.int64), 0, n, _draw_state())
     return out
 
 
 @jit
+def _draw_state():
+    """A splitmix state drawn from numba's generator (seeded by [`seed_compiled`][])."""
+    return np.uint64(np.random.randint(0, 2**62))
+
+
 def random_legal_actions(masks: np.ndarray) -> np.ndarray:
     """One uniformly random legal action per row of ``masks`` (``int64[N]``, -1 for none).
 
@@ -131,10 +149,19 @@ def random_legal_actions(masks: np.ndarray) -> np.ndarray:
     under a quarter of the actions legal, the next rows go straight to it (draws would mostly
     miss) until a row is found denser again; every row stays exactly uniform either way.  The
     draws come from a splitmix64 stream seeded by numba's generator (so [`seed_compiled`][]
-    makes it repeatable); 53-bit uniforms keep any bias below 1e-15.  Serial on purpose: a
-    row costs a few nanoseconds, less than waking worker threads.
+    makes it repeatable); 53-bit uniforms keep any bias below 1e-15.  A row costs a few
+    nanoseconds, so batches under `PARALLEL_ROWS` rows are sampled serially (cheaper than
+    waking worker threads); larger ones in blocks on all cores, which at N = 16,384 would
+    otherwise be serial time that caps how a batched env's random-play loop scales with cores.
+    A Python function: compiled code calling the parallel loop crashed when loaded from numba's
+    cache.
     """
-    return _sample(_as_bytes(masks))
+    rows = _as_bytes(masks)
+    if len(rows) < PARALLEL_ROWS:
+        return _sample(rows)
+    out = np.empty(len(rows), np.int64)
+    _sample_blocks(rows, out, _draw_state())
+    return out
 
 
 @jit_inline

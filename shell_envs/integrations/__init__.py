@@ -5,6 +5,8 @@
   sb3-contrib's MaskablePPO) and trained models as agents (extra ``train``).
 - [`shell_envs.integrations.rllib`][]: What the Shell as an RLlib ``MultiAgentEnv`` with
   action masking on RLlib's new API stack (extra ``rllib``).
+- [`shell_envs.integrations.torchrl`][]: both games' batched envs (CPU or GPU) as native
+  TorchRL ``EnvBase`` envs, What the Shell as two-seat self-play (extra ``clients``).
 - [`shell_envs.integrations.evaluation`][]: head-to-head matches with Wilson intervals, used
   to evaluate trained agents (numpy only).
 """

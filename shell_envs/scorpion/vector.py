@@ -364,6 +364,11 @@ class ScorpionVectorEnv(VectorEnv):
             if s is not None:
                 self._rngs[i] = seeding.np_random(s)[0]
                 self._drawn[i] = DRAW_AHEAD
+                if self._pool is None:
+                    # the env's next deal numbers, drawn here and not by its first autoreset:
+                    # a Python call per env there is serial time in a parallel step
+                    self._ahead[i] = self._rngs[i].integers(0, 2**62, size=DRAW_AHEAD)
+                    self._drawn[i] = 0
             if numbers is not None:
                 self.deals[i] = numbers[i]
             elif s is not None:

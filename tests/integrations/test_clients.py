@@ -114,6 +114,9 @@ def torchrl_on_what_the_shell(ns: dict[str, Any]) -> None:
     assert outcomes & {1.0, 2.0, 3.0}
     single = ns["single_rollout"]
     assert single.batch_size == (2, 100) and single["next", "done"].any()
+    native = ns["native_rollout"]
+    assert native.batch_size == (64, 100) and native["next", "done"].any()
+    assert native["black", "action_mask"].gather(-1, native["black", "action"][..., None]).all()
 
 
 @checks("torchrl-scorpion")
@@ -127,6 +130,9 @@ def torchrl_on_scorpion(ns: dict[str, Any]) -> None:
     done = batched["next", "done"].squeeze(-1)
     after = batched["observation"][:, 1:][done[:, :-1]]  # the root observation after an end
     assert (after[:, 364] == 3).all()  # a fresh deal: the reserve is back to 3 cards
+    native = ns["native_rollout"]  # max_moves=30: games end, and come back as new deals
+    assert native.batch_size == (64, 100) and native["next", "done"].sum() >= 64
+    assert (native["next", "observation"][native["autoreset"].squeeze(-1)][:, 364] == 3).all()
 
 
 @checks("tianshou-what-the-shell")
