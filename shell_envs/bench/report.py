@@ -217,7 +217,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def plot(results: dict[str, Any], path: str | Path | BinaryIO) -> None:
-    """Write the PNG of :func:`figure`."""
+    """Write the PNG of `figure`."""
     figure(results).savefig(path, dpi=110, format="png")
 
 
@@ -394,7 +394,7 @@ class ResultsExist(FileExistsError):
 
 def check_writable(out: str | Path, overwrite: bool = False) -> Path:
     """Make sure the results folder ``out`` exists and takes files; ``ValueError`` if not,
-    :class:`ResultsExist` if it holds results already and ``overwrite`` is false.
+    `ResultsExist` if it holds results already and ``overwrite`` is false.
 
     Called before any game starts, so a read-only or impossible place, or one whose results
     would be replaced, fails at once instead of after the whole bench.
@@ -442,7 +442,7 @@ class BenchReport:
     def write(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
         """Write the results folder ``out``; returns the files written by kind.
 
-        A folder that holds results already is left as it is (:class:`ResultsExist`) unless
+        A folder that holds results already is left as it is (`ResultsExist`) unless
         ``overwrite`` is true.
         """
         check_writable(out, overwrite)
@@ -455,7 +455,7 @@ def write_all(
     """Write ``results.json``, ``results.md``, ``results.png`` (and ``games.jsonl`` when
     ``records`` are given) into ``out``; returns the paths.
 
-    It replaces what is there: callers check first (:func:`check_writable`).  Each file is
+    It replaces what is there: callers check first (`check_writable`).  Each file is
     written to a temporary file beside it and then moved into place
     (``os.replace``) with Ctrl-C held back for those few moves, so an interrupt at any moment
     leaves either the old file or the complete new one, never a broken one.

@@ -542,10 +542,10 @@ def run_bench(
 ) -> tuple[report.BenchReport, dict[str, Path]]:
     """Run the bench and write the results folder; returns the report and the files written.
 
-    ``agents`` are agent specs (:mod:`shell_envs.agents.spec`; default: the built-in
+    ``agents`` are agent specs (`shell_envs.agents.spec`; default: the built-in
     ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).  A
     folder ``out`` that holds results already stops the bench before any game
-    (:class:`~shell_envs.bench.report.ResultsExist`) unless ``overwrite`` is true.
+    (`ResultsExist`) unless ``overwrite`` is true.
     """
     settings = make_settings(
         agents, game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast

@@ -9,11 +9,11 @@ Bradley–Terry with the anchors held at their table values.  A draw counts half
 the anchors fixed, the agent's total score is all the games say about its rating, so both
 the rating and its interval are functions of that score and the games against each anchor:
 
-- the rating is the maximum-likelihood estimate (:func:`scipy.optimize.brentq`): infinite,
+- the rating is the maximum-likelihood estimate (`scipy.optimize.brentq`): infinite,
   reported as missing, when the agent scored nothing or won every game;
 - the interval is exact (the Clopper–Pearson construction): the ratings under which the
   score observed is not in either 2.5% tail of its distribution, a sum of binomials
-  (:data:`scipy.stats.binom`), with a draw counted as a loss for the lower end and as a win
+  (`scipy.stats.binom`), with a draw counted as a loss for the lower end and as a win
   for the upper one.  Its coverage is at least 95% whatever the number of games; a score
   under one point has no lower end, one less than a point short of every game no upper end.
 
@@ -221,7 +221,7 @@ def rate_on_scale(
     scores: Mapping[str, np.ndarray], table: AnchorTable | None = None, confidence: float = 0.95
 ) -> tuple[float, tuple[float, float]]:
     """An agent's rating on the fixed scale and its exact interval (infinite where the games
-    give no bound: :func:`fit_rating`, :func:`rating_interval`)."""
+    give no bound: `fit_rating`, `rating_interval`)."""
     table = table or anchor_table()
     ratings = {a.label: a.rating for a in table.anchors}
     return fit_rating(scores, ratings), rating_interval(scores, ratings, confidence)
@@ -229,7 +229,7 @@ def rate_on_scale(
 
 def too_few_games(ci: tuple[float, float]) -> bool:
     """Whether an interval is too wide to be useful: one end missing, or wider than
-    :data:`USEFUL_WIDTH` points (``benchmarks/rating_coverage.py`` shows how many games that
+    `USEFUL_WIDTH` points (``benchmarks/rating_coverage.py`` shows how many games that
     takes)."""
     return not ci[1] - ci[0] <= USEFUL_WIDTH
 
@@ -263,7 +263,7 @@ def summarize(
     """The What the Shell section of the results: ratings on the scale, pairs, problems.
 
     ``ratings[name]`` has the rating and its interval (``None`` where the games give no
-    finite value: :func:`rate_on_scale`), whether the interval is too wide to be useful, the
+    finite value: `rate_on_scale`), whether the interval is too wide to be useful, the
     games, the score and the mean seconds per move; ``pairs`` one row per candidate and
     anchor (``a`` the candidate, ``b`` the anchor); ``illegal`` and ``errors`` count per agent
     and show the first ``examples`` cases.

@@ -1,6 +1,6 @@
 """How the CPU batched envs scale with threads: steps/s at each thread count, side by side.
 
-Each game's batched env runs the random-legal-move loop of :mod:`shell_envs.bench.peers`
+Each game's batched env runs the random-legal-move loop of `shell_envs.bench.peers`
 (compiled sampler, ``step``, autoreset) at ``N`` games; one workload per thread count sets
 ``numba.set_num_threads`` and steps the same env, and the repeats are interleaved across thread
 counts, so machine noise falls on all of them alike.  The ratio of each thread count's median
@@ -104,7 +104,7 @@ def scaling_json(results: dict[str, dict[int, Rate]], num_envs: int) -> dict:
 
 @contextmanager
 def _timed_loops(spent: list[float]):
-    """Add the wall time of every call of :data:`PARALLEL_LOOPS` to ``spent[0]`` meanwhile."""
+    """Add the wall time of every call of `PARALLEL_LOOPS` to ``spent[0]`` meanwhile."""
     patched = []
     for target in PARALLEL_LOOPS:
         module_name, name = target.split(":")

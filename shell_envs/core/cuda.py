@@ -1,18 +1,18 @@
 """Everything numba-cuda-specific, in one module: the GPU envs use only these helpers.
 
 The GPU envs (``device="cuda"``) run the very rule functions the CPU core runs, compiled for
-CUDA by numba-cuda from their Python source: a rule function compiled with :func:`jit
-<shell_envs.core.jit.jit>` called from a kernel body is compiled for the GPU by numba-cuda
+CUDA by numba-cuda from their Python source: a rule function compiled with
+[`jit`][shell_envs.core.jit.jit] called from a kernel body is compiled for the GPU by numba-cuda
 itself (see its docs, "JIT Function CPU-GPU Compatibility").  This module turns per-game
-Python functions into kernels (:class:`Kernel`: one GPU thread per game), moves arrays in and
+Python functions into kernels (`Kernel`: one GPU thread per game), moves arrays in and
 out (actions in from any CUDA array or a host array, results out as torch tensors that are
 zero-copy views of device buffers), and answers the current-device lookups of an offline PTX
-compile (:func:`compile_ptx`).  numba-cuda is in maintenance mode for the life of CUDA 13;
+compile (`compile_ptx`).  numba-cuda is in maintenance mode for the life of CUDA 13;
 keeping it in this one module means a move to another compiler touches one place.
 
 Nothing here imports ``numba.cuda`` or ``torch`` at module level: the CPU path never pays for
-them, and without the ``cuda`` extra or a GPU, :func:`require` raises one clear error
-(:class:`CudaUnavailableError`).
+them, and without the ``cuda`` extra or a GPU, `require` raises one clear error
+(`CudaUnavailableError`).
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, for tests on machines without a
 GPU) kernels run as Python threads on the CPU; the rule functions they call must then be
@@ -70,7 +70,7 @@ def simulated() -> bool:
 def cuda() -> Any:
     """The ``numba.cuda`` module of numba-cuda, imported on first use.
 
-    Raises :class:`CudaUnavailableError` naming the extra when numba-cuda is not installed
+    Raises `CudaUnavailableError` naming the extra when numba-cuda is not installed
     (numba's own deprecated built-in ``numba.cuda`` does not count).
     """
     try:
@@ -109,7 +109,7 @@ def require() -> Any:
 
 def device_function(fn: Callable[..., Any]) -> Any:
     """A CUDA device function from ``fn``: a plain Python function, or a rule function
-    compiled for the CPU by :mod:`shell_envs.core.jit` (its Python function is compiled)."""
+    compiled for the CPU by [`shell_envs.core.jit`][] (its Python function is compiled)."""
     return require().jit(device=True)(getattr(fn, "py_func", fn))
 
 
@@ -136,7 +136,7 @@ class Kernel:
 
     ``body`` is a plain Python function of one game (game modules never write ``cuda.grid``);
     it may call the rule functions directly, and any helper it calls must be compiled
-    (:func:`~shell_envs.core.jit.jit`).  Compiled on the first launch for the argument types
+    ([`jit`][shell_envs.core.jit.jit]).  Compiled on the first launch for the argument types
     it gets (numba-cuda's dispatcher), then launched asynchronously on the default stream:
     nothing waits for the GPU until a result is read on the host.  Later launches with
     arguments of the same kinds go straight to the compiled kernel, skipping numba-cuda's
@@ -151,7 +151,7 @@ class Kernel:
 
     @functools.cached_property
     def python_function(self) -> Callable[..., Any]:
-        """The kernel as a Python function (what numba-cuda compiles; see :func:`compile_ptx`)."""
+        """The kernel as a Python function (what numba-cuda compiles; see `compile_ptx`)."""
         namespace = {"cuda": cuda(), "body": device_function(self.body)}
         exec(compile(self.source, f"<kernel {self.name}>", "exec"), namespace)
         return namespace[self.name]
@@ -270,8 +270,9 @@ def from_device(array: Any) -> np.ndarray:
 
 def random_states(n: int, seed: int | None) -> Any:
     """``uint64[n]`` device states of ``n`` independent splitmix64 streams, one per game, for
-    :func:`shell_envs.core.sampling.draw_below` and :func:`~shell_envs.core.sampling.random_legal`
-    in kernels; seeded from ``seed`` by numpy's ``SeedSequence`` (None: fresh entropy)."""
+    [`shell_envs.core.sampling.draw_below`][] and
+    [`random_legal`][shell_envs.core.sampling.random_legal] in kernels; seeded from ``seed``
+    by numpy's ``SeedSequence`` (None: fresh entropy)."""
     words = np.random.SeedSequence(seed).generate_state(max(n, 1), np.uint64)[:n]
     return device_array(words)
 

@@ -185,7 +185,7 @@ def _fresh_ir_inliner(module: Any) -> Any:
 
 def inline_without_copies(module: Any, inliner: Any = None) -> bool:
     """Make the ``InlineWorker`` of ``module`` inline without defensive copies (see
-    :func:`_fresh_ir_inliner`), if its layout is the one known here; returns whether it did."""
+    `_fresh_ir_inliner`), if its layout is the one known here; returns whether it did."""
     worker = getattr(module, "InlineWorker", None)
     if getattr(module, "copy", None) is not copy or not hasattr(worker, "run_untyped_passes"):
         return False

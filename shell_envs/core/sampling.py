@@ -168,7 +168,7 @@ def random_legal_actions(masks: np.ndarray) -> np.ndarray:
 def draw_below(states, i, n):
     """A uniform integer in ``[0, n)`` from game ``i``'s splitmix64 stream ``states[i]``
     (``uint64``, advanced in place): per-game generators for device code, where each GPU
-    thread owns one game (:func:`shell_envs.core.cuda.random_states` seeds them)."""
+    thread owns one game (`shell_envs.core.cuda.random_states` seeds them)."""
     state, bits = _splitmix(states[i])
     states[i] = state
     return _below(bits, n)
@@ -177,7 +177,7 @@ def draw_below(states, i, n):
 @jit_inline
 def random_legal(mask, states, i):
     """A uniformly random index of a nonzero entry of the 1-D ``mask`` (-1 if none), drawn from
-    ``states[i]`` (:func:`draw_below`): one game's random legal action, on either target."""
+    ``states[i]`` ([`draw_below`][]): one game's random legal action, on either target."""
     count = 0
     for a in range(mask.shape[0]):
         count += mask[a] != 0

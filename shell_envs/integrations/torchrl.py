@@ -1,10 +1,10 @@
 """Both games' batched envs as native TorchRL environments (``EnvBase``), on any torch device.
 
-:class:`ScorpionTorchEnv` and :class:`WhatTheShellTorchEnv` wrap a batched env: the CPU one
+`ScorpionTorchEnv` and `WhatTheShellTorchEnv` wrap a batched env: the CPU one
 (numpy results, turned into tensors by ``torch.from_numpy``, no copy) or a GPU one (results
 already torch tensors on the device, used as they are, no copy).  Tensors go to ``device``
 only when the batched env is elsewhere (a CPU env feeding a GPU learner: one copy per step).
-:func:`make_env` builds either from a game name, ``num_envs`` and ``device``.
+`make_env` builds either from a game name, ``num_envs`` and ``device``.
 
 What the Shell is self-play: both seats of every game are agents, as the groups ``"black"`` and
 ``"white"`` (batch ``[N]`` each, kept apart so that neither seat's tensors are copied into a

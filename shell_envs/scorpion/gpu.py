@@ -1,15 +1,15 @@
 """N Scorpion games on a CUDA device, one GPU thread per game, from the same rule code.
 
 ``gym.make_vec("shell_envs/Scorpion-v0", num_envs=N, vectorization_mode="vector_entry_point",
-device="cuda")``.  The step kernel runs :func:`shell_envs.scorpion.vector.step_game` for each
-game, the very function the CPU batch loop runs (it calls :func:`rules.step`, the deal and the
-encoders), compiled for the GPU by numba-cuda through :mod:`shell_envs.core.cuda`.  One launch
+device="cuda")``.  The step kernel runs `shell_envs.scorpion.vector.step_game` for each
+game, the very function the CPU batch loop runs (it calls `rules.step`, the deal and the
+encoders), compiled for the GPU by numba-cuda through `shell_envs.core.cuda`.  One launch
 per step plays every game's action, refreshes its mask, encodes its observation and deals a
 new game where the last one ended (Gymnasium's ``NEXT_STEP`` autoreset), shuffling the deck on
-the device with the same generator as the CPU (:func:`rules.shuffled_deck`).
+the device with the same generator as the CPU (`rules.shuffled_deck`).
 
 Deal numbers are drawn on the device too, from each env's own generator, exactly as the CPU
-env draws them from a numpy ``Generator`` (PCG64) per env: :func:`pcg64_next64` is numpy's
+env draws them from a numpy ``Generator`` (PCG64) per env: `pcg64_next64` is numpy's
 PCG64 step and output, written over 16-bit limbs so that it is exact both as plain Python
 and compiled (tested against numpy).  So for the same seeds and actions the GPU env plays
 the CPU env's games, autoresets included.
@@ -66,7 +66,7 @@ def _mult_limb(b):
 
 @jit
 def pcg64_next64(gen):
-    """Advance numpy's PCG64 held in ``gen`` (one generator's :data:`GEN_ROWS` int64) and
+    """Advance numpy's PCG64 held in ``gen`` (one generator's `GEN_ROWS` int64) and
     return its next 64 random bits as ``(high 32 bits, low 32 bits)``."""
     for k in range(_LIMBS - 1, -1, -1):  # column sums of state * multiplier, top down in place
         total = 0
@@ -128,8 +128,8 @@ def pcg64_below(gen, k):
 
 @jit
 def _next_deal(gen, ahead, drawn, i, pool, use_pool):
-    """Game ``i``'s next deal number, as :meth:`ScorpionVectorEnv._draw_deals` draws it: from
-    the pool if ``use_pool``, else the next of the numbers drawn :data:`DRAW_AHEAD` at a time
+    """Game ``i``'s next deal number, as `ScorpionVectorEnv._draw_deals` draws it: from
+    the pool if ``use_pool``, else the next of the numbers drawn `DRAW_AHEAD` at a time
     into ``ahead`` (``gen`` and ``ahead`` are game ``i``'s columns)."""
     if use_pool:
         return pool[pcg64_below(gen, pool.shape[0])]
@@ -365,7 +365,7 @@ def generator_columns(seeds: Sequence[int | None]) -> np.ndarray:
 
 class ScorpionGpuVectorEnv(VectorEnv):
     """``num_envs`` Scorpion games on a CUDA device; the API of
-    :class:`~shell_envs.scorpion.vector.ScorpionVectorEnv` with torch tensors.
+    [`ScorpionVectorEnv`][shell_envs.scorpion.vector.ScorpionVectorEnv] with torch tensors.
 
     The same options, spaces, rewards, flags, infos and autoreset (``NEXT_STEP``; ``same_step``
     is refused: its per-game ``final_obs`` objects would stop the GPU every step) as the CPU
@@ -374,7 +374,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
     host array; it returns torch tensors on the device that view the env's buffers, valid
     until the next ``step``/``reset``/``redeal`` (``copy=True``: fresh clones).  The built-in
     encoders ``tableau`` and ``cards`` run on the device; other encoders are refused.
-    :meth:`sample_actions` draws random legal actions on the device.  ``illegal_action=
+    `sample_actions` draws random legal actions on the device.  ``illegal_action=
     "raise"`` checks the actions first and waits for the GPU (one small copy per step); the
     default ``"reject"`` never waits.
     """
@@ -462,7 +462,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
         As on the CPU: a seed is also the deal number, later autoresets draw deal numbers from
         each env's generator seeded with it, ``options={"deals": [numbers]}`` plays the given
-        deal numbers; a seed also seeds :meth:`sample_actions`.
+        deal numbers; a seed also seeds `sample_actions`.
         """
         n = self.num_envs
         seeds, numbers = vector.reset_request(seed, options, n)
@@ -541,7 +541,9 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
     def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
         """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again),
-        each env with its own generator, as :meth:`ScorpionVectorEnv.set_deal_pool`."""
+        each env with its own generator, as
+        the CPU env's
+        [`set_deal_pool`][shell_envs.scorpion.vector.ScorpionVectorEnv.set_deal_pool]."""
         if numbers is None:
             self._use_pool = False
             return
@@ -553,7 +555,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
         """End the games of ``envs`` now and deal each its next game, as an autoreset does (see
-        :meth:`ScorpionVectorEnv.redeal`)."""
+        [`ScorpionVectorEnv.redeal`][shell_envs.scorpion.vector.ScorpionVectorEnv.redeal])."""
         which = np.zeros(self.num_envs, np.bool_)
         for i in envs:
             which[integer("env index", i, 0, self.num_envs - 1)] = True
@@ -613,7 +615,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
 
 def _fresh_state(name: str, n: int, layout: str) -> np.ndarray:
-    """Host array of ``n`` empty games' ``name`` state (as :func:`rules.new_arrays`)."""
+    """Host array of ``n`` empty games' ``name`` state (as `rules.new_arrays`)."""
     one = dict(zip(STATE, engine.new_arrays(), strict=True))[name]
     rows = np.repeat(one[None], n, axis=0)
     return np.ascontiguousarray(np.moveaxis(rows, 0, -1)) if layout == "soa" else rows
@@ -628,7 +630,7 @@ def scorpion_gpu_rows(
 ) -> list[dict[str, Any]]:
     """Scorpion's rows for ``benchmarks/gpu.py``: steps/s of the GPU env with its observation
     and mask, random legal actions drawn on the device, for each batch size and layout
-    (:func:`shell_envs.bench.gpu.gpu_env_rows`: medians of ``repeats`` runs of about
+    (`shell_envs.bench.gpu.gpu_env_rows`: medians of ``repeats`` runs of about
     ``seconds``, each ending with a device synchronisation)."""
     from shell_envs.bench.gpu import gpu_env_rows
 

@@ -8,7 +8,7 @@ and to check the solver: a win it finds is a win, and a search it exhausts is a 
 A state is ``(columns, face_down, reserve, removed)``: seven tuples of card indices bottom →
 top, the face-down count of each column, the three reserve cards (``()`` once dealt) and the
 number of removed sequences.  Actions are the env's: ``card * 7 + column``, 364 for the
-reserve deal and, in a :class:`Game` with undo, 365 for undo.
+reserve deal and, in a `Game` with undo, 365 for undo.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ class Game:
         self.history: list[tuple[State, int]] = []  # (state, score) before each remembered move
 
     def actions(self) -> list[int]:
-        """Every legal action: :func:`legal_actions`, and undo while a move is remembered and
+        """Every legal action: `legal_actions`, and undo while a move is remembered and
         the game is not won (a won game has no action at all)."""
         actions = legal_actions(self.state, self.relaxed)
         if self.allow_undo and self.history and self.state[3] != 4:

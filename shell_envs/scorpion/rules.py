@@ -528,7 +528,7 @@ def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
 def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
     """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``.
 
-    The legal count includes undo (:func:`legal_mask`); 0 means the game has ended.
+    The legal count includes undo (`legal_mask`); 0 means the game has ended.
 
     ``mask`` holds the legal mask of the current state on entry (every caller keeps it so,
     since each step refreshes it), so an action it marks legal skips the full check.

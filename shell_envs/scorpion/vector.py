@@ -153,7 +153,7 @@ def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, all
 def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, steps,
                max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended, obs, cards,
                codes, rewards, terminated, truncated):  # fmt: skip
-    """Step every game (:func:`step_game`).
+    """Step every game (`step_game`).
 
     The rule functions of an ordinary step (a card move, the new mask, the encoding) are
     inlined into this loop; rare ones (the reserve deal, undo, checks of illegal actions, new
@@ -182,7 +182,7 @@ def check_game(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip,
 
 @jit_parallel
 def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-    """The check code of every game's action (:func:`check_game`)."""
+    """The check code of every game's action (`check_game`)."""
     for i in prange(tab.shape[0]):
         g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
         check_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, actions, allow_undo, skip,
@@ -554,7 +554,7 @@ _BATCH_MODULES = ("shell_envs.scorpion.vector", "shell_envs.scorpion.rules")
 
 def _compile_in_background() -> bool:
     """Compile the batch loops (built-in encoders) in a background process if they are not
-    cached; they run as plain Python until then (:mod:`shell_envs.core.background`).  Returns
+    cached; they run as plain Python until then ([`shell_envs.core.background`][]).  Returns
     whether a compile runs in the background."""
     return background.start(
         "shell_envs.scorpion.vector:_exercise",

@@ -1,9 +1,9 @@
 """N What the Shell games on a CUDA device, one GPU thread per game, from the same rule code.
 
-The step kernel runs :func:`shell_envs.what_the_shell.vector.step_game` for each game, the
-function the CPU batch loop runs, which calls :func:`rules.play_round` and the encoders'
+The step kernel runs `shell_envs.what_the_shell.vector.step_game` for each game, the
+function the CPU batch loop runs, which calls `rules.play_round` and the encoders'
 ``_fill``: the rules are written once and compiled for both targets by numba-cuda (all of it
-through :mod:`shell_envs.core.cuda`).  One launch per step plays the round, resets finished
+through `shell_envs.core.cuda`).  One launch per step plays the round, resets finished
 games (Gymnasium's ``NEXT_STEP`` autoreset) and writes both players' observations and masks.
 
 State lives on the device as struct-of-arrays by default (game index last: neighbouring
@@ -133,7 +133,8 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
 
 class WhatTheShellGpuVectorEnv:
     """``num_envs`` What the Shell games on a CUDA device; the API of
-    :class:`~shell_envs.what_the_shell.vector.WhatTheShellVectorEnv` with torch tensors.
+    [`WhatTheShellVectorEnv`][shell_envs.what_the_shell.vector.WhatTheShellVectorEnv] with torch
+    tensors.
 
     The same options, spaces, rewards, flags, infos and autoreset (``NEXT_STEP``) as the CPU
     batched env, and for the same actions the same games.  ``step`` takes each agent's
@@ -141,7 +142,7 @@ class WhatTheShellGpuVectorEnv:
     DLPack) or a host array; it returns torch tensors on the device that view the env's
     buffers, valid until the next ``step`` or ``reset`` (``copy=True``: fresh clones).  The
     built-in encoders ``planes``, ``planes_uint8`` and ``flat`` run on the device; other
-    encoders are refused.  :meth:`sample_actions` draws random legal actions on the device.
+    encoders are refused.  `sample_actions` draws random legal actions on the device.
     ``illegal_action="raise"`` checks the actions on the host first (one copy per step);
     ``"lose"`` (default) never waits for the GPU.
     """
@@ -231,7 +232,7 @@ class WhatTheShellGpuVectorEnv:
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Reset every game to the empty board; ``seed`` (int or one per game) seeds sampling
-        (:meth:`sample_actions` and ``action_space``)."""
+        (`sample_actions` and ``action_space``)."""
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}; the batched env takes none")
         if seed is not None:

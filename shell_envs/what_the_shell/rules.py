@@ -477,7 +477,7 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
 
 @jit_inline
 def play_round(board, eggs, meta, black_cell, white_cell, info, work):
-    """:func:`step` with its scratch ``work`` given: allocates nothing, so that it compiles for
+    """`step` with its scratch ``work`` given: allocates nothing, so that it compiles for
     a GPU too (device code cannot allocate).
 
     The end checks are given the cells where turtles arrived, so that outside sudden death

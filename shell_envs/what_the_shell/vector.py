@@ -74,8 +74,8 @@ def step_game(i, board, eggs, meta, info, work, black, white, autoreset, max_rou
     """Step game ``i`` (or reset it, if flagged in ``autoreset``) and observe it.
 
     ``board`` ... ``work``, ``obs_b``/``obs_w`` and ``mask_b``/``mask_w`` are game ``i``'s own
-    rows; the other arrays are the batch's, indexed by ``i`` (see :func:`batch_step`).  The
-    CPU batch loop and the GPU kernels (:mod:`shell_envs.what_the_shell.gpu`) both run this.
+    rows; the other arrays are the batch's, indexed by ``i`` (see `batch_step`).  The
+    CPU batch loop and the GPU kernels (`shell_envs.what_the_shell.gpu`) both run this.
     """
     illegal = 0
     reward_b = 0.0
@@ -134,7 +134,7 @@ def step_game(i, board, eggs, meta, info, work, black, white, autoreset, max_rou
 @jit_parallel
 def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
                obs_w, masks, rewards, flags, report):  # fmt: skip
-    """Step every game and observe it, in one parallel loop (:func:`step_game` per game).
+    """Step every game and observe it, in one parallel loop (`step_game` per game).
 
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
     actions are checked (an illegal one is not played and its player loses) and the round is
@@ -207,7 +207,7 @@ def reset_seeds(seed: Any, n: int) -> list[int]:
 def raise_if_illegal(
     board: np.ndarray, autoreset: np.ndarray, black: np.ndarray, white: np.ndarray
 ) -> None:
-    """``illegal_action="raise"``: raise :class:`IllegalMove` naming the first illegal action
+    """``illegal_action="raise"``: raise `IllegalMove` naming the first illegal action
     of the games not about to reset (host arrays: ``board`` ``(N, 81)``, the rest ``(N,)``)."""
     live = ~autoreset
     for agent, acts in (("black", black), ("white", white)):
@@ -397,7 +397,7 @@ _BATCH_MODULES = ("shell_envs.what_the_shell.vector", "shell_envs.what_the_shell
 def _compile_in_background(obs_encoder: str, env: WhatTheShellVectorEnv) -> bool:
     """Compile the batch loop and the batch encoder of ``env`` (whose encoder is named
     ``obs_encoder``) in a background process if they are not cached; they run as plain Python
-    until then (:mod:`shell_envs.core.background`).  Returns whether a compile runs in the
+    until then ([`shell_envs.core.background`][]).  Returns whether a compile runs in the
     background."""
     fill = (
         encoders.fill_planes_batch
