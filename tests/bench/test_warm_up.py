@@ -3,6 +3,7 @@ in a process of its own (``runner.warm_up_games``)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -20,8 +21,16 @@ BOTH = ["what_the_shell", "scorpion"]
 @pytest.fixture(autouse=True)
 def forked_helpers(monkeypatch) -> None:
     """The helper process is forked, so it runs the stand-in below (a spawned one would import
-    the real ``warm_up``); it is spawned only once torch was imported, as earlier tests do."""
-    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    the real ``warm_up``), whatever start method an earlier import chose (torchrl's is spawn)."""
+    monkeypatch.setattr(runner, "_process_context", lambda: multiprocessing.get_context("fork"))
+
+
+def test_processes_are_spawned_once_torch_has_run(monkeypatch) -> None:
+    monkeypatch.undo()  # the fixture's forked context aside
+    monkeypatch.setitem(sys.modules, "torch", object())
+    assert runner._process_context().get_start_method() == "spawn"
+    monkeypatch.delitem(sys.modules, "torch")
+    assert runner._process_context() is multiprocessing.get_context()
 
 
 def recording_warm_up(folder: Path, hang_in_child: bool = False, stop_in_main: bool = False):
