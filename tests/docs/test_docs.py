@@ -3,12 +3,14 @@
 The convention (``docs/code-blocks.md``): a ``python`` or ``bash`` block runs here, on its
 own, in a scratch folder; one right after ``<!-- runs: NAME -->`` runs word for word in a
 test of its own that also checks its results; one right after ``<!-- not run: REASON -->``
-is not run, for that reason; ``text`` blocks are output.  Needs the ``test`` extra (mkdocs).
+is not run, for that reason; ``text`` blocks are output.  Needs the ``test-core`` extra (mkdocs);
+a block that imports a training library skips where that library is not installed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import os
 import re
@@ -28,6 +30,12 @@ FENCE = re.compile(
 )
 LANGUAGES = {"python", "bash", "text"}
 MAX_NOT_RUN = 8  # setup commands and runs of minutes; keep them few
+# the training libraries of the extras, and the adapters that import them: a block that imports
+# one skips where its library is not installed (a core install runs the others)
+EXTRAS = {m: m for m in ("torch", "ray", "stable_baselines3", "sb3_contrib", "torchrl", "tianshou")}
+EXTRAS["shell_envs.integrations.sb3"] = "stable_baselines3"
+EXTRAS["shell_envs.integrations.rllib"] = "ray"
+IMPORTED = re.compile(r"^\s*(?:from|import) +([\w.]+)", re.M)
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,17 @@ def run_ok(command: list[str], cwd: Path, **env: str) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
+
+
+def missing_extra(code: str) -> str | None:
+    """A training library that ``code`` imports, itself or by an adapter, and that is missing."""
+    for module in IMPORTED.findall(code):
+        parts = module.split(".")
+        prefixes = (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        for library in filter(None, map(EXTRAS.get, prefixes)):
+            if importlib.util.find_spec(library) is None:
+                return library
+    return None
 
 
 BLOCKS = blocks()
@@ -135,6 +154,8 @@ def test_the_anchor_tables_show_the_shipped_ratings() -> None:
 
 @pytest.mark.parametrize("block", RUN_HERE, ids=[b.id for b in RUN_HERE])
 def test_the_block_runs(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if missing := missing_extra(block.code):
+        pytest.skip(f"the block needs {missing}, from an extra that is not installed")
     monkeypatch.chdir(tmp_path)
     if block.lang == "python":
         namespace = {"__name__": "__docs__"}
