@@ -25,10 +25,23 @@ def test_the_installed_metadata_says_mit() -> None:
     assert "LICENSE" in (metadata.get_all("License-File") or [])
 
 
-def test_the_test_extra_carries_what_the_docs_build_needs() -> None:
-    test_extra = PYPROJECT.split("\ntest = [")[1].split("\n]")[0]
-    docs_extra = re.search(r"^docs = \[(.*)\]$", PYPROJECT, re.M)[1]
-    packages = re.findall(r'"([^"]+)"', docs_extra)
-    assert len(packages) == 3
-    for package in packages:
-        assert f'"{package}"' in test_extra, package
+def extra(name: str) -> set[str]:
+    """The requirements of extra ``name``, with the extras of shell-envs it names expanded."""
+    body = re.search(rf"^{re.escape(name)} = \[(.*?)\]$", PYPROJECT, re.M | re.S)[1]
+    found = set()
+    for requirement in re.findall(r'"([^"]+)"', re.sub(r"#.*", "", body)):
+        inner = re.fullmatch(r"shell-envs\[([\w-]+)\]", requirement)
+        found |= extra(inner[1]) if inner else {requirement}
+    return found
+
+
+def test_the_test_extras_carry_what_the_docs_build_needs() -> None:
+    assert len(extra("docs")) == 3
+    assert extra("docs") <= extra("test-core") <= extra("test")
+
+
+def test_the_core_test_extra_needs_no_training_library() -> None:
+    """CI's second environment (``.ci/run``) runs the suite on ``test-core`` without them."""
+    names = {re.match(r"[\w.-]+", requirement)[0] for requirement in extra("test-core")}
+    assert {"pytest", "hypothesis", "pygame", "mkdocs"} <= names
+    assert not names & {"torch", "ray", "stable-baselines3", "sb3-contrib", "torchrl", "tianshou"}

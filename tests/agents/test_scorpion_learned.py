@@ -1,4 +1,7 @@
-"""The learned Scorpion agent: numpy forward equals torch's, training sees what play sees."""
+"""The learned Scorpion agent: numpy forward equals torch's, training sees what play sees.
+
+The test against torch skips without it (the ``train`` extra); the others run on a core install.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from shell_envs.agents import make_agent
 from shell_envs.agents.scorpion import ScorpionView
@@ -17,10 +19,11 @@ from shell_envs.agents.scorpion_learned import LearnedAgent
 from shell_envs.bench.patience import play_deal
 from shell_envs.scorpion import network, rules
 from tests.agents.test_scorpion_agents import mask_of, random_states
-from tests.examples.test_train_examples import load_example
+from tests.examples.helpers import load_example
 
 
 def test_numpy_forward_equals_torch_forward():
+    torch = pytest.importorskip("torch")
     example = load_example("train_scorpion")
     torch.manual_seed(0)
     scorer = example.MoveScorer(hidden=16, init_gain=5.0)

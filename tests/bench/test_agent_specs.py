@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,12 @@ from shell_envs.agents.spec import FunctionAgent, UserAgent, object_spec
 from shell_envs.agents.what_the_shell import MCTSAgent
 
 USER_FILE = Path(__file__).with_name("user_agents.py")
+# a model file that is not there, and what loading it says: without stable-baselines3 (the
+# train extra), that the extra is missing
+MISSING_MODEL = (
+    "ppo:/nowhere/model.zip",
+    "no saved model" if importlib.util.find_spec("stable_baselines3") else "shell-envs[train]",
+)
 
 
 @pytest.mark.parametrize(
@@ -103,7 +110,7 @@ def test_user_callables_load_from_a_module_or_a_file() -> None:
         ("tests.bench.no_such_module:f", "cannot import module"),
         ("tests.bench.user_agents:missing", "has no 'missing'"),
         ("/nowhere/agents.py:f", "no file"),
-        ("ppo:/nowhere/model.zip", "no saved model"),
+        MISSING_MODEL,
     ],
 )
 def test_specs_that_cannot_load_say_why(text, says) -> None:

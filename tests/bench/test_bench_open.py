@@ -16,6 +16,7 @@ from PIL import Image
 from shell_envs.bench import evaluate, replay, runner, scale
 from shell_envs.cli import main
 from shell_envs.scorpion.winnable import deal_verdicts
+from tests.bench.test_agent_specs import MISSING_MODEL
 
 USER_FILE = Path(__file__).with_name("user_agents.py")
 SMALL = ["--games", "2", "--deals", "2", "--workers", "1", "--no-progress"]
@@ -154,7 +155,7 @@ def test_fail_fast_stops_at_the_first_error(tmp_path: Path, game: str, says: str
     ("spec", "says"),
     [
         ("x=/nowhere/agents.py:f", "no file"),
-        ("ppo:/nowhere/model.zip", "no saved model"),
+        MISSING_MODEL,
         ("mcts:iterations=-3", "iterations"),
         ("tests.bench.user_agents:no_such", "has no 'no_such'"),
     ],

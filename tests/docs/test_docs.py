@@ -3,11 +3,13 @@
 The convention (``docs/code-blocks.md``): a ``python`` or ``bash`` block runs here, on its
 own, in a scratch folder; one right after ``<!-- runs: NAME -->`` runs word for word in a
 test of its own that also checks its results; one right after ``<!-- not run: REASON -->``
-is not run, for that reason; ``text`` blocks are output.  Needs the ``test`` extra (mkdocs).
+is not run, for that reason; ``text`` blocks are output.  Needs the ``test-core`` extra (mkdocs);
+a block that imports a training library skips where that library is not installed.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -32,6 +34,12 @@ RAW_ROLE = re.compile(rf":{ROLES}: ?<code>")  # the same, rendered as typed
 UNRESOLVED_REF = re.compile(r"\]\[[\w.]*\]")  # a cross-reference autorefs left as text
 EMPTY_HEADER = re.compile(r"<thead>\s*<tr>(\s*<th[^>]*>\s*</th>)+\s*</tr>")  # | | | tables
 MAX_CODE_LINE = 80  # characters of code that a 1280-pixel window shows whole on the site
+# the training libraries of the extras, and the adapters that import them: a block that imports
+# one skips where its library is not installed (a core install runs the others)
+EXTRAS = {m: m for m in ("torch", "ray", "stable_baselines3", "sb3_contrib", "torchrl", "tianshou")}
+EXTRAS["shell_envs.integrations.sb3"] = "stable_baselines3"
+EXTRAS["shell_envs.integrations.rllib"] = "ray"
+IMPORTED = re.compile(r"^\s*(?:from|import) +([\w.]+)", re.M)
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,17 @@ def run_ok(command: list[str], cwd: Path, **env: str) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
+
+
+def missing_extra(code: str) -> str | None:
+    """A training library that ``code`` imports, itself or by an adapter, and that is missing."""
+    for module in IMPORTED.findall(code):
+        parts = module.split(".")
+        prefixes = (".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        for library in filter(None, map(EXTRAS.get, prefixes)):
+            if importlib.util.find_spec(library) is None:
+                return library
+    return None
 
 
 BLOCKS = blocks()
@@ -176,6 +195,8 @@ def test_the_anchor_tables_show_the_shipped_ratings() -> None:
 @pytest.mark.parametrize("block", RUN_HERE, ids=[b.id for b in RUN_HERE])
 def test_the_block_runs(block: Block, tmp_path: Path) -> None:
     """As a reader runs it: a ``python`` block saved as a file and run by a fresh ``python``."""
+    if missing := missing_extra(block.code):
+        pytest.skip(f"the block needs {missing}, from an extra that is not installed")
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
     if block.lang == "python":
         script = tmp_path / "block.py"

@@ -1,13 +1,16 @@
-"""Smoke runs of the training examples (SB3, expert iteration): they train, save and evaluate."""
+"""Smoke runs of the training examples (SB3, expert iteration): they train, save and evaluate.
+
+Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch); skipped without it.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+pytest.importorskip("sb3_contrib", reason="the training examples need the train extra")
+
 from click.testing import CliRunner
 
 from shell_envs.agents import make_agent
@@ -15,16 +18,7 @@ from shell_envs.bench.patience import play_deal
 from shell_envs.cli import main
 from shell_envs.integrations.evaluation import play_match
 from shell_envs.integrations.sb3 import load_agent
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def load_example(name: str) -> ModuleType:
-    """Import ``examples/<name>.py`` (the folder is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.examples.helpers import load_example
 
 
 def test_train_scorpion_smoke(tmp_path):

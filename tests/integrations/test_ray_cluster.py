@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).with_name("ray"))
-EXCLUDES = [".git", ".venv", ".venv-ci", "results", "benchmarks/results", "**/__pycache__"]
+EXCLUDES = [".git", ".venv*", "results", "benchmarks/results", "**/__pycache__"]
 
 
 def free_ports(n: int) -> list[int]:

@@ -1,8 +1,10 @@
-"""The RLlib adapter: RLlib's env checks, the masking layout, the masked module, a PPO run."""
+"""The RLlib adapter: RLlib's env checks, the masking layout, the masked module, a PPO run.
+
+Needs the ``rllib`` extra (ray[rllib], torch); skipped without it.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -10,6 +12,9 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+
+pytest.importorskip("ray.rllib", reason="the RLlib adapter needs the rllib extra")
+
 import torch
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
@@ -24,8 +29,7 @@ from shell_envs.integrations.rllib import (
     WhatTheShellMultiAgentEnv,
     policy_mapping,
 )
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_what_the_shell.py"
+from tests.examples.helpers import load_example
 
 
 @pytest.fixture(scope="module")
@@ -136,9 +140,7 @@ def test_a_saved_module_joins_the_bench_as_rllib_checkpoint(tmp_path):
 
 
 def test_the_example_trains_checkpoints_and_evaluates(local_ray, tmp_path):
-    spec = importlib.util.spec_from_file_location("rllib_what_the_shell", EXAMPLE)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = load_example("rllib_what_the_shell")
     results = example.main(["--smoke", "--out", str(tmp_path)])
     assert results["env_steps"] >= 512 and len(results["history"]) == 2
     assert Path(results["checkpoint"]).is_dir()

@@ -1,9 +1,15 @@
-"""The SB3 adapters: the batched Scorpion VecEnv, masks for MaskablePPO, models as agents."""
+"""The SB3 adapters: the batched Scorpion VecEnv, masks for MaskablePPO, models as agents.
+
+Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch); skipped without it.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytest.importorskip("sb3_contrib", reason="the SB3 adapters need the train extra")
+
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.vec_env import VecMonitor

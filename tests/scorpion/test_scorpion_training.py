@@ -63,6 +63,7 @@ def test_check_env_with_rendering():
 
 
 def test_maskable_ppo_smoke_run():
+    pytest.importorskip("sb3_contrib", reason="MaskablePPO needs the train extra")
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks
 
@@ -83,6 +84,7 @@ def test_maskable_ppo_smoke_run():
 
 
 def test_maskable_ppo_with_the_mask_in_a_dict_observation():
+    pytest.importorskip("sb3_contrib", reason="MaskablePPO needs the train extra")
     from sb3_contrib import MaskablePPO
 
     env = make(mask_in_obs=True, obs_encoder="cards", max_moves=50)

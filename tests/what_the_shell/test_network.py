@@ -1,31 +1,27 @@
-"""The learned network: numba forward equals torch's, the weights file, the guided search."""
+"""The learned network: numba forward equals torch's, the weights file, the guided search.
+
+The tests against torch skip without it (the ``train`` extra); the others run on a core install.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-import torch
 
 from shell_envs.agents import make_agent
 from shell_envs.agents.what_the_shell import GuidedMCTSAgent, LearnedAgent, WhatTheShellView
 from shell_envs.what_the_shell import network, rules, search
+from tests.examples.helpers import load_example
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_what_the_shell_alphazero.py"
-
-
-def load_example():
-    """Import the training example (the folder is not a package)."""
-    spec = importlib.util.spec_from_file_location("train_wts_az", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+if TYPE_CHECKING:
+    import torch
 
 
 def positions(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -42,8 +38,9 @@ def positions(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarra
 
 
 def test_numpy_forward_equals_torch_forward():
+    torch = pytest.importorskip("torch")
     torch.manual_seed(0)
-    model = load_example().Net(hidden=24)
+    model = load_example("train_what_the_shell_alphazero").Net(hidden=24)
     for p in model.parameters():  # larger weights than the init, so every unit matters
         torch.nn.init.normal_(p, std=0.3)
     net = model.export()
@@ -56,6 +53,8 @@ def test_numpy_forward_equals_torch_forward():
 def assert_forward_matches(model: torch.nn.Module, net, forward, xs: np.ndarray) -> None:
     """The compiled ``forward`` of ``net`` gives the torch ``model``'s logits and value on
     every row of ``xs``."""
+    import torch
+
     logits = np.empty(network.N_LOGITS, np.float32)
     with torch.no_grad():
         t_logits, t_value = model(torch.from_numpy(xs))

@@ -1,4 +1,7 @@
-"""The policy network behind ``learned``: numba forward equals torch's, its file, the agent."""
+"""The policy network behind ``learned``: numba forward equals torch's, its file, the agent.
+
+The tests against torch skip without it (the ``train`` extra); the others run on a core install.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +9,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from shell_envs.agents import make_agent
 from shell_envs.agents.what_the_shell import LearnedAgent, WhatTheShellView
 from shell_envs.what_the_shell import network, policy_network, rules, search
-from tests.examples.test_train_examples import load_example
+from tests.examples.helpers import load_example
 from tests.what_the_shell.test_network import assert_forward_matches, positions
 
 
 @pytest.mark.parametrize(("channels", "blocks"), [(6, 0), (5, 2)])
 def test_numpy_forward_equals_torch_forward(channels, blocks):
+    torch = pytest.importorskip("torch")
     torch.manual_seed(blocks)
     model = load_example("train_what_the_shell_policy").Net(channels, blocks)
     for p in model.parameters():  # larger weights than the init, so every unit matters
@@ -31,6 +34,7 @@ def test_numpy_forward_equals_torch_forward(channels, blocks):
 
 def test_bfloat16_autocast_gives_float32_outputs_close_to_float32():
     """The recipe's ``--bf16`` fit: same network, float32 outputs, bfloat16 rounding only."""
+    torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     model = load_example("train_what_the_shell_policy").Net(8, 2)
     x = (torch.rand(16, network.N_FEATURES) < 0.2).float()
