@@ -1,4 +1,7 @@
-"""The native TorchRL envs: specs, the same games as the batched envs, no copies, resets."""
+"""The native TorchRL envs: specs, the same games as the batched envs, no copies, resets.
+
+Needs the ``clients`` extra (torchrl, with torch); skipped without it.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,9 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
+
+pytest.importorskip("torchrl", reason="the native TorchRL envs need the clients extra")
+
 import torch
 from torchrl.envs.utils import check_env_specs
 
