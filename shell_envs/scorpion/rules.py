@@ -15,7 +15,7 @@ the same machine code:
 
 Invariants: face-down cards are always at the bottom of a column and the top card of a
 non-empty column is face up.  Card index = suit * 13 + rank - 1, suits S, H, D, C.
-Actions: ``card * 7 + column`` (0–363), `RESERVE_ACTION` (364), `UNDO_ACTION` (365).
+Actions: see [`shell_envs.scorpion.actions`][] (one codec for every module).
 """
 
 from __future__ import annotations
@@ -23,16 +23,20 @@ from __future__ import annotations
 import numpy as np
 
 from shell_envs.core.jit import jit, jit_inline
+from shell_envs.scorpion.actions import (
+    N_ACTIONS,
+    N_ACTIONS_UNDO,
+    N_CARDS,
+    N_COLUMNS,
+    RESERVE_ACTION,
+    UNDO_ACTION,
+    decode_move,
+)
 
-N_COLUMNS = 7
-N_CARDS = 52
+RULE_SETS = ("classic", "relaxed")  # the rule sets' names, their one home (M_RELAXED 0 / 1)
 MAX_DEPTH = 52
 SEQUENCE = 13
 HISTORY = 100
-RESERVE_ACTION = 364
-UNDO_ACTION = 365
-N_ACTIONS = 365
-N_ACTIONS_UNDO = 366
 
 POINTS_SAME_SUIT = 5
 POINTS_FLIP = 5
@@ -244,7 +248,8 @@ def check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo):
         return E_UNDO_LIMIT if meta[M_MOVES] > 0 else E_NOTHING_TO_UNDO
     if action == RESERVE_ACTION:
         return E_RESERVE_DEALT if meta[M_RESERVE_DEALT] != 0 else OK
-    return check_move(tab, lens, fd, reserve, meta, action // 7, action % 7)
+    card, dest = decode_move(action)
+    return check_move(tab, lens, fd, reserve, meta, card, dest)
 
 
 @jit_inline
@@ -414,7 +419,8 @@ def apply_action(tab, lens, fd, reserve, meta, hist, action):
         return -undo(tab, lens, fd, reserve, meta, hist)
     if action == RESERVE_ACTION:
         return deal_reserve(tab, lens, fd, reserve, meta, hist)
-    return move(tab, lens, fd, meta, hist, action // 7, action % 7)
+    card, dest = decode_move(action)
+    return move(tab, lens, fd, meta, hist, card, dest)
 
 
 @jit_inline
