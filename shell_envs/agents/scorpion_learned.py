@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.agents.scorpion import ScorpionView, _FairAgent, _view
+from shell_envs.agents.scorpion_simple import _FairAgent, _view
 from shell_envs.core.weights import check_temperature, check_top_p, pick
 from shell_envs.scorpion import network
-from shell_envs.scorpion.rules import N_ACTIONS
+from shell_envs.scorpion.actions import N_ACTIONS
+from shell_envs.scorpion.view import ScorpionView
 
 
 class LearnedAgent(_FairAgent):
