@@ -1,7 +1,7 @@
 """The ``pimc`` Scorpion agent: perfect-information Monte Carlo on the exact solver.
 
-[`PimcAgent`][] keeps a pool of determinizations of what it sees (a
-[`ScorpionView`][shell_envs.scorpion.view.ScorpionView]), solves them with
+[`PimcAgent`][shell_envs.agents.scorpion_pimc.PimcAgent] keeps a pool of determinizations of
+what it sees (a [`ScorpionView`][shell_envs.scorpion.view.ScorpionView]), solves them with
 [`shell_envs.scorpion.solver`][] and plays the move that wins in the most; the helpers below
 compare, enumerate and plan over those determinizations.  It falls back on
 [`LookaheadAgent`][shell_envs.agents.scorpion_simple.LookaheadAgent], which it extends.

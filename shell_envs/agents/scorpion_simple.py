@@ -5,8 +5,9 @@ They decide from a [`ScorpionView`][shell_envs.scorpion.view.ScorpionView] (the 
 the hidden cards masked out), decoded from the observation in ``act`` or given to
 ``act_with_state``, never from the hidden cards themselves.  The heavy loops are compiled in
 [`shell_envs.scorpion.search`][].  ``pimc`` ([`shell_envs.agents.scorpion_pimc`][]) and
-``learned`` ([`shell_envs.agents.scorpion_learned`][]) build on [`_FairAgent`][] and
-[`LookaheadAgent`][]; [`shell_envs.agents.scorpion`][] registers them all.
+``learned`` ([`shell_envs.agents.scorpion_learned`][]) build on ``_FairAgent`` and
+[`LookaheadAgent`][shell_envs.agents.scorpion_simple.LookaheadAgent];
+[`shell_envs.agents.scorpion`][] registers them all.
 """
 
 from __future__ import annotations
