@@ -84,7 +84,7 @@ def what_the_shell_gpu(sizes, seconds, repeats) -> list[dict[str, Any]]:
 
 def scorpion_gpu(sizes, seconds, repeats) -> list[dict[str, Any]]:
     """Scorpion's GPU rows, from ``shell_envs.scorpion.gpu.scorpion_gpu_rows``."""
-    from shell_envs.scorpion.gpu import scorpion_gpu_rows
+    from shell_envs.bench.gpu import scorpion_gpu_rows
 
     rows = scorpion_gpu_rows(sizes=sizes, seconds=seconds, repeats=repeats)
     from shell_envs.core import cuda

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import ray
 
-from shell_envs.integrations.evaluation import play_match
+from shell_envs.bench.evaluation import play_match
 from shell_envs.integrations.rllib import RLModuleAgent, masked_ppo_config
 
 

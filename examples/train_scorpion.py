@@ -59,8 +59,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from torch import nn
 
 from shell_envs.agents.scorpion_learned import LearnedAgent
+from shell_envs.bench.evaluation import ScorpionResult
+from shell_envs.bench.evaluation import evaluate_scorpion as play_scorpion
 from shell_envs.bench.patience import DEAL_SETS, MAX_MOVES, STALL_MOVES, deal_numbers
-from shell_envs.integrations.evaluation import ScorpionResult, play_scorpion
 from shell_envs.integrations.sb3 import ScorpionVecEnv
 from shell_envs.scorpion import network, rules
 from shell_envs.scorpion.winnable import winnable_seeds

@@ -39,7 +39,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import shell_envs  # noqa: F401  (registers the Gymnasium ids)
 from shell_envs.agents import Agent, WhatTheShellView, choose_action, make_agent
-from shell_envs.integrations.evaluation import MatchResult, play_match
+from shell_envs.bench.evaluation import MatchResult, play_match
 from shell_envs.integrations.sb3 import WhatTheShellModelAgent, load_model
 from shell_envs.what_the_shell import search
 from shell_envs.what_the_shell.encoders import encode_flat

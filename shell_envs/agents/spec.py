@@ -37,10 +37,18 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from shell_envs.agents.base import agent_names, make_builtin
+from shell_envs.registry import GAMES as _REGISTRY
 
-GAMES = ("what_the_shell", "scorpion")
+GAMES = tuple(_REGISTRY)  # every game's name, from the registry
 _OBJECTS: dict[str, Any] = {}  # agent objects given to object_spec, by their spec text
-MODEL_KINDS = ("ppo", "rllib")
+# The loader of each saved-model kind, as "module:function" text imported only when a model
+# is loaded: the optional extras live in upper layers, which this module does not import.
+LOADERS: dict[str, str] = {
+    "ppo": "shell_envs.integrations.sb3:load_agent",
+    "rllib": "shell_envs.integrations.rllib:load_agent",
+}
+EXTRAS: dict[str, str] = {"ppo": "train", "rllib": "rllib"}  # the pip extra of each kind
+MODEL_KINDS = tuple(LOADERS)
 _LABEL = re.compile(r"^[A-Za-z0-9_.+\-()\[\]]+$")
 
 
@@ -81,24 +89,32 @@ class AgentSpec:
             if self.kind == "builtin":
                 return make_builtin(game, self.target, seed=seed, **kwargs)
             if self.kind == "ppo":
-                from shell_envs.integrations.sb3 import load_agent
-
-                return load_agent(self.target, game=game, name=self.label, seed=seed, **kwargs)
+                load = loader(self.kind)
+                return load(self.target, game=game, name=self.label, seed=seed, **kwargs)
             if self.kind == "rllib":
-                from shell_envs.integrations.rllib import load_agent as load_rllib
-
-                return load_rllib(self.target, name=self.label, **kwargs)
+                return loader(self.kind)(self.target, name=self.label, **kwargs)
             if self.kind == "object":
                 return _OBJECTS[self.target]
             return _user_agent(_load_callable(self.target), game, seed, self.label)
         except AgentSpecError:
             raise
         except ImportError as exc:
-            extra = {"ppo": "train", "rllib": "rllib"}.get(self.kind)
+            extra = EXTRAS.get(self.kind)
             hint = f" (install the extra: pip install 'shell-envs[{extra}]')" if extra else ""
             raise AgentSpecError(f"agent spec {self.spec!r}: {exc}{hint}") from exc
         except (ValueError, TypeError, OSError) as exc:
             raise AgentSpecError(f"agent spec {self.spec!r}: {exc}") from exc
+
+
+def loader(kind: str) -> Callable[..., Any]:
+    """The loader of saved models of ``kind`` (`LOADERS`), imported now; ImportError when its
+    module (or the extra it needs) is missing, KeyError for a kind without a loader."""
+    module_name, _, attr = LOADERS[kind].partition(":")
+    module = importlib.import_module(module_name)
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise ImportError(f"{module_name} has no loader {attr!r}") from None
 
 
 def parse_spec(text: str) -> AgentSpec:

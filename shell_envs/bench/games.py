@@ -18,16 +18,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-import shell_envs  # noqa: F401  (registers the environments)
 from shell_envs.agents.scorpion import ScorpionView
 from shell_envs.agents.spec import AgentSpec, UserAgent
 from shell_envs.agents.what_the_shell import WhatTheShellView
+from shell_envs.registry import game
 from shell_envs.scorpion import rules as scorpion_rules
 from shell_envs.scorpion import search
 from shell_envs.what_the_shell import rules as wts_rules
 
-WTS = "what_the_shell"
-SCORPION = "scorpion"
+WTS = game("what_the_shell").name  # the games' names, as the registry spells them
+SCORPION = game("scorpion").name
 _AGENTS: dict[tuple[str, str, str], Any] = {}
 
 

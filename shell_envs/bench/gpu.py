@@ -78,3 +78,25 @@ def gpu_env_rows(
             env.close()
             del env
     return rows
+
+
+def scorpion_gpu_rows(
+    sizes: Sequence[int] = (8192, 65536, 262144),
+    seconds: float = 2.0,
+    repeats: int = 3,
+    layouts: Sequence[str] | None = None,
+    obs_encoder: str = "tableau",
+) -> list[dict[str, Any]]:
+    """Scorpion's rows for ``benchmarks/gpu.py``: steps/s of the GPU env with its observation
+    and mask, random legal actions drawn on the device, for each batch size and layout
+    (``layouts``: all of `shell_envs.scorpion.gpu.LAYOUTS` by default), by [`gpu_env_rows`][].
+
+    Here, in the bench, rather than in the game package, which must not import the bench."""
+    from shell_envs.scorpion.gpu import LAYOUTS, ScorpionGpuVectorEnv
+
+    def make(n: int, layout: str) -> ScorpionGpuVectorEnv:
+        return ScorpionGpuVectorEnv(n, obs_encoder=obs_encoder, layout=layout)
+
+    workload = f"Scorpion GPU env ({obs_encoder} observation + mask)"
+    chosen = LAYOUTS if layouts is None else layouts
+    return gpu_env_rows(make, workload, sizes, chosen, seconds, repeats)

@@ -20,11 +20,13 @@ from shell_envs.agents.base import Agent
 from shell_envs.bench.games import play_scorpion
 from shell_envs.bench.scale import problems
 from shell_envs.bench.tournament import wilson_interval
+from shell_envs.registry import game
+from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.solver import WON
 from shell_envs.scorpion.winnable import deal_verdicts
 
-GAME = "scorpion"
-RULES = ("classic", "relaxed")
+GAME = game("scorpion").name
+RULES = RULE_SETS  # the rule sets the bench plays, all of them
 MAX_MOVES = 500
 STALL_MOVES = 100
 ENDS = ("won", "no move", "dead", "stalled", "move cap", "illegal", "error")

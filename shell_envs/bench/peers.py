@@ -64,7 +64,6 @@ def scorpion_batched(batch: int = BATCH) -> Callable[[int], int]:
     """Steps of ``gym.make_vec("shell_envs/Scorpion-v0", num_envs=batch)``."""
     import gymnasium as gym
 
-    import shell_envs  # noqa: F401  (registers the ids)
     from shell_envs.core.sampling import random_legal_actions
 
     env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=batch)

@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from shell_envs.bench.patience import STALL_MOVES
+from shell_envs.registry import GAMES
 
-GAME_NAMES = {"what_the_shell": "What the Shell", "scorpion": "Scorpion"}
+GAME_NAMES = {g.name: g.title for g in GAMES.values()}
 RULES_TEXT = {
     "classic": "Classic rules (build on the same suit)",
     "relaxed": "Relaxed rules (build on any suit)",
@@ -158,7 +159,6 @@ def _what_the_shell(record: dict[str, Any], render_mode: str) -> Iterator[tuple[
 def _scorpion(record: dict[str, Any], render_mode: str) -> Iterator[tuple[str, Any]]:
     import gymnasium as gym
 
-    import shell_envs  # noqa: F401  (registers the environments)
     from shell_envs.scorpion.solver import action_text
 
     env = gym.make(

@@ -21,10 +21,13 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from shell_envs.registry import GAMES
+
 JSON_NAME = "results.json"
 MARKDOWN_NAME = "results.md"
 PNG_NAME = "results.png"
 GAMES_NAME = "games.jsonl"
+RULE_SETS = GAMES["scorpion"].rule_sets  # from the registry: this module stays light
 
 
 def _pct(x: float) -> str:
@@ -191,7 +194,7 @@ def markdown(results: dict[str, Any]) -> str:
             "|---|---|---:|---:|---|---|---:|---:|---:|",
         ]
         ceilings = []
-        for rules in ("classic", "relaxed"):
+        for rules in RULE_SETS:
             section = scorpion.get(rules)
             if not section:
                 continue
@@ -210,7 +213,7 @@ def markdown(results: dict[str, Any]) -> str:
                 f"({_pct(c['winnable_share'])}), by a player who sees every card."
             )
         lines += [""] + ceilings
-        for rules in ("classic", "relaxed"):
+        for rules in RULE_SETS:
             if scorpion.get(rules):
                 lines += _problems(scorpion[rules], f"Scorpion {rules}")
     return "\n".join(lines) + "\n"
@@ -230,7 +233,7 @@ def figure(results: dict[str, Any]) -> Any:
     if wts:
         panels += [lambda ax: _plot_ratings(ax, wts), lambda ax: _plot_pairs(ax, wts)]
     scorpion = results.get("scorpion")
-    for rules in ("classic", "relaxed"):
+    for rules in RULE_SETS:
         if scorpion and scorpion.get(rules):
             panels.append(lambda ax, rules=rules: _plot_scorpion(ax, scorpion, rules))
     rows = 2 if len(panels) == 4 else 1

@@ -34,19 +34,12 @@ from tqdm import tqdm
 
 from shell_envs import __version__
 from shell_envs.agents.spec import AgentSpec, AgentSpecError, object_spec, parse_spec
-from shell_envs.bench import (
-    MAX_DEALS,
-    MAX_GAMES,
-    MAX_SEED,
-    MAX_WORKERS,
-    games,
-    patience,
-    report,
-    scale,
-)
+from shell_envs.bench import games, patience, report, scale
+from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 from shell_envs.core.validation import integer, positive_int
+from shell_envs.registry import GAMES as _REGISTRY
 
-GAMES = ("what_the_shell", "scorpion")
+GAMES = tuple(_REGISTRY)  # every game, in the registry's order
 DEFAULT_AGENTS = ("random", "greedy", "mcts", "lookahead")
 MAX_ROUNDS = 200
 
@@ -337,10 +330,9 @@ def play_tasks(
     """
     records: dict[int, dict[str, Any]] = {}
     clocks: dict[int, Any] = {}
-    sections = {
-        "what_the_shell": ("What the Shell", "game"),
-        "scorpion": ("Scorpion      ", "deal"),
-    }
+    units = {"what_the_shell": "game", "scorpion": "deal"}  # what one task plays
+    width = max(len(g.title) for g in _REGISTRY.values())
+    sections = {g.name: (g.title.ljust(width), units[g.name]) for g in _REGISTRY.values()}
     bars = {
         section: tqdm(
             total=sum(t.section == section for t in plan),
@@ -491,13 +483,15 @@ def make_settings(
     fail_fast: bool = False,
 ) -> Settings:
     """Checked `Settings` from the command line's choices (``ValueError`` if bad)."""
-    game_choices = {"all": GAMES, "what-the-shell": GAMES[:1], "scorpion": GAMES[1:]}
+    game_choices = {"all": GAMES}
+    game_choices.update({g.cli_name: (g.name,) for g in _REGISTRY.values()})
     game_choices.update({g: (g,) for g in GAMES})
     if game not in game_choices:
-        raise ValueError(f"game must be what-the-shell, scorpion or all, got {game!r}")
-    rule_choices = {"both": patience.RULES, "classic": ("classic",), "relaxed": ("relaxed",)}
+        names = ", ".join(g.cli_name for g in _REGISTRY.values())
+        raise ValueError(f"game must be {names} or all, got {game!r}")
+    rule_choices = {"both": patience.RULES, **{r: (r,) for r in patience.RULES}}
     if rules not in rule_choices:
-        raise ValueError(f"rules must be classic, relaxed or both, got {rules!r}")
+        raise ValueError(f"rules must be {', '.join(patience.RULES)} or both, got {rules!r}")
     plan = PLANS["quick" if quick else "default"]
     games_per_anchor = plan.games if games_per_anchor is None else games_per_anchor
     deals = plan.deals if deals is None else deals

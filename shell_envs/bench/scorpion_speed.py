@@ -26,8 +26,6 @@ PLAYOUT_GOAL = 1_000_000.0
 
 def env_steps(env_id: str, seed: int = 0, **kwargs: object) -> Callable[[int], int]:
     """``run(n)``: ``n`` steps of the random legal-action loop through ``gym.make(env_id)``."""
-    import shell_envs  # noqa: F401  (registers the environments)
-
     env = gym.make(env_id, **kwargs)
     rng = random.Random(seed)
     all_legal = np.ones(env.action_space.n, np.bool_)

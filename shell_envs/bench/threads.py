@@ -18,8 +18,9 @@ import numba
 
 from shell_envs.bench.peers import scorpion_batched, what_the_shell_batched
 from shell_envs.bench.timing import Rate, measure_side_by_side
+from shell_envs.registry import GAMES as _REGISTRY
 
-GAMES = ("what_the_shell", "scorpion")
+GAMES = tuple(_REGISTRY)
 # the parallel loops of a random-play step, as ``module:function`` (absent ones are skipped)
 PARALLEL_LOOPS = (
     "shell_envs.what_the_shell.vector:batch_step",

@@ -7,6 +7,7 @@
   action masking on RLlib's new API stack (extra ``rllib``).
 - [`shell_envs.integrations.torchrl`][]: both games' batched envs (CPU or GPU) as native
   TorchRL ``EnvBase`` envs, What the Shell as two-seat self-play (extra ``clients``).
-- [`shell_envs.integrations.evaluation`][]: head-to-head matches with Wilson intervals, used
-  to evaluate trained agents (numpy only).
+- `shell_envs.integrations.evaluation`: a deprecated alias of
+  [`shell_envs.bench.evaluation`][] (head-to-head matches with Wilson intervals, used to
+  evaluate trained agents).
 """

@@ -41,7 +41,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from shell_envs.agents.base import Agent, PolicyAgent, choose_action
 from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
-from shell_envs.integrations.evaluation import ScorpionResult
+from shell_envs.bench.evaluation import ScorpionResult
+from shell_envs.registry import GAMES
 from shell_envs.scorpion.vector import ScorpionVectorEnv
 from shell_envs.what_the_shell.env import AGENTS, WhatTheShellEnv
 
@@ -452,8 +453,9 @@ def load_agent(
     ([`ScorpionModelAgent`][]) name the encoder their env must use.  ``encoder`` checks
     (or, for Scorpion, picks) the training encoder when the observation shape is ambiguous.
     """
-    if game not in ("what_the_shell", "scorpion"):
-        raise ValueError(f"game must be 'what_the_shell' or 'scorpion', got {game!r}")
+    if game not in GAMES:
+        names = " or ".join(repr(g) for g in GAMES)
+        raise ValueError(f"game must be {names}, got {game!r}")
     if not Path(path).is_file():
         raise ValueError(f"no saved model at {str(path)!r}")
     model = load_model(path)

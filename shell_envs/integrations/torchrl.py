@@ -262,7 +262,6 @@ def make_env(
     """
     import gymnasium as gym
 
-    import shell_envs  # noqa: F401  (registers the ids)
     from shell_envs import what_the_shell_v0
 
     where = device if env_device is None else env_device

@@ -19,8 +19,8 @@ import torch
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
+from shell_envs.bench.evaluation import play_match
 from shell_envs.bench.scale import ANCHOR_SPECS
-from shell_envs.integrations.evaluation import play_match
 from shell_envs.integrations.rllib import (
     MASK_KEY,
     OBS_KEY,

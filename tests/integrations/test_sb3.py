@@ -15,8 +15,9 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.vec_env import VecMonitor
 
 from shell_envs.agents import make_agent
+from shell_envs.bench.evaluation import evaluate_scorpion as play_scorpion
+from shell_envs.bench.evaluation import play_match
 from shell_envs.bench.scale import ANCHOR_SPECS
-from shell_envs.integrations.evaluation import play_match, play_scorpion
 from shell_envs.integrations.sb3 import (
     ScorpionVecEnv,
     WhatTheShellModelAgent,
@@ -154,7 +155,7 @@ def test_a_what_the_shell_model_plays_in_any_encoder(tmp_path):
 
 
 def test_wilson_intervals_and_match_summaries():
-    from shell_envs.integrations.evaluation import MatchResult
+    from shell_envs.bench.evaluation import MatchResult
 
     result = MatchResult("a", "b", wins=30, draws=10, losses=60)
     assert result.games == 100 and result.score == pytest.approx(0.35)

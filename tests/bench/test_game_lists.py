@@ -1,0 +1,47 @@
+"""The bench, agents and integrations read the games and rule sets from their one home."""
+
+from __future__ import annotations
+
+import pytest
+
+from shell_envs import registry
+from shell_envs.agents import spec
+from shell_envs.bench import patience, replay, report, runner, threads
+from shell_envs.scorpion.rules import RULE_SETS
+
+
+def test_the_old_lists_are_the_registry():
+    games = tuple(registry.GAMES)
+    assert spec.GAMES == runner.GAMES == threads.GAMES == games == ("what_the_shell", "scorpion")
+    assert patience.RULES == report.RULE_SETS == RULE_SETS == ("classic", "relaxed")
+    assert replay.GAME_NAMES == {"what_the_shell": "What the Shell", "scorpion": "Scorpion"}
+
+
+@pytest.mark.parametrize(
+    ("game", "games"),
+    [
+        ("all", ("what_the_shell", "scorpion")),
+        ("what-the-shell", ("what_the_shell",)),
+        ("what_the_shell", ("what_the_shell",)),
+        ("scorpion", ("scorpion",)),
+    ],
+)
+def test_the_game_choices_of_the_bench(game, games):
+    assert runner.make_settings(game=game, quick=True).games == games
+
+
+@pytest.mark.parametrize(
+    ("rules", "chosen"),
+    [("both", ("classic", "relaxed")), ("classic", ("classic",)), ("relaxed", ("relaxed",))],
+)
+def test_the_rule_choices_of_the_bench(rules, chosen):
+    assert runner.make_settings(rules=rules, quick=True).rules == chosen
+
+
+def test_bad_choices_say_what_is_allowed():
+    with pytest.raises(
+        ValueError, match=r"^game must be what-the-shell, scorpion or all, got 'x'$"
+    ):
+        runner.make_settings(game="x")
+    with pytest.raises(ValueError, match=r"^rules must be classic, relaxed or both, got 'x'$"):
+        runner.make_settings(rules="x")
