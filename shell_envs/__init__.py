@@ -14,7 +14,7 @@ from typing import Any
 
 from gymnasium.envs.registration import register, registry
 
-__version__ = "0.1.0"
+from shell_envs._version import __version__
 
 
 def scorpion_vector_env(num_envs: int, device: str = "cpu", **kwargs: Any) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
-from shell_envs import __version__
+from shell_envs._version import __version__
 from shell_envs.agents.spec import parse_spec
 from shell_envs.bench import games, scale, tournament
 from shell_envs.bench.runner import MAX_ROUNDS, Task, play_tasks, warm_up

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from shell_envs import __version__
+from shell_envs._version import __version__
 from shell_envs.agents.spec import AgentSpec, AgentSpecError, object_spec, parse_spec
 from shell_envs.bench import games, patience, report, scale
 from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from shell_envs.agents import make_agent
 from shell_envs.bench.patience import play_deal
 from shell_envs.cli import main
-from shell_envs.integrations.evaluation import play_match
+from shell_envs.bench.evaluation import play_match
 from shell_envs.integrations.sb3 import load_agent
 from tests.examples.helpers import load_example
 
