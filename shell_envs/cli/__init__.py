@@ -1,13 +1,11 @@
 """The ``shell-envs`` command line: ``bench``, ``play what-the-shell``, ``play scorpion``,
 ``speed`` and ``solve`` (click).
 
-One module per command group ([`bench`][shell_envs.cli.bench] with ``replay``,
-[`play`][shell_envs.cli.play], [`speed`][shell_envs.cli.speed],
-[`solve`][shell_envs.cli.solve]), what they share in [`common`][shell_envs.cli.common].
-The ``play`` commands read standard input line by line, so they work at a keyboard and with
-piped input alike; a bad or illegal entry gets a message and a new prompt, and the end of
-the input ends the game politely.  Heavy modules are imported inside the commands, so
-``shell-envs --help`` is instant.
+One module per command group (``bench`` with ``replay``, ``play``, ``speed``, ``solve``),
+what they share in ``common``.  The ``play`` commands read standard input line by line, so
+they work at a keyboard and with piped input alike; a bad or illegal entry gets a message
+and a new prompt, and the end of the input ends the game politely.  Heavy modules are
+imported inside the commands, so ``shell-envs --help`` is instant.
 """
 
 from __future__ import annotations

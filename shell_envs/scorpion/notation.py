@@ -5,7 +5,7 @@ a card and a column, ``"4H 7"`` moving 4H and every card above it onto column 7;
 deals the reserve and ``"u"`` undoes the last move.  [`parse_move`][] also reads the arrows
 people write (``"4H→7"``, ``"4h -> 7"``) and the suit symbols (``"4♥ 7"``);
 [`describe_action`][] says a move in words for messages (``"4H onto column 7"``).  Actions
-are built with the codec of [`shell_envs.scorpion.actions`][].
+are built with the codec of ``shell_envs.scorpion.actions``.
 """
 
 from __future__ import annotations
