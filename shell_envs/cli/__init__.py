@@ -14,7 +14,7 @@ import os
 
 import click
 
-from shell_envs import __version__
+from shell_envs._version import __version__
 from shell_envs.cli.bench import bench, replay
 from shell_envs.cli.common import RULES_OPTION
 from shell_envs.cli.play import (

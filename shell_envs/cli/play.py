@@ -225,15 +225,14 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
     """Play Scorpion: move cards, deal the reserve, undo, ask for hints."""
     import gymnasium as gym
 
-    import shell_envs  # noqa: F401  (registers the environments)
     from shell_envs.agents import make_agent
-    from shell_envs.agents.scorpion import ScorpionView
     from shell_envs.core.jit import compile_notice
     from shell_envs.scorpion import encoders, search
     from shell_envs.scorpion.actions import N_ACTIONS, UNDO_ACTION
     from shell_envs.scorpion.messages import action_text
     from shell_envs.scorpion.notation import describe_action
     from shell_envs.scorpion.render import render_ansi
+    from shell_envs.scorpion.view import ScorpionView
 
     compile_notice(encoders.step_tableau, what="the rules")
     env = gym.make(
