@@ -12,7 +12,7 @@ from shell_envs.core.jit import jit_inline
 SIZE = 9
 CELLS = SIZE * SIZE  # the actions 0–80
 
-__all__ = ["CELLS", "SIZE", "cell_at", "row_col"]
+__all__ = ["CELLS", "SIZE", "cell_at", "cell_at_py", "row_col", "row_col_py"]
 
 
 @jit_inline
@@ -25,3 +25,9 @@ def cell_at(row, col):
 def row_col(cell):
     """``(row, col)`` of a cell index (``0 <= cell < CELLS``)."""
     return cell // SIZE, cell % SIZE
+
+
+# The same pair as plain Python, for tables built at import: calling the compiled pair from
+# Python compiles it first, which import time should not pay.
+cell_at_py = getattr(cell_at, "py_func", cell_at)
+row_col_py = getattr(row_col, "py_func", row_col)

@@ -334,7 +334,7 @@ class WhatTheShellEnv(ParallelEnv):
         return np.logical_not(self.board).view(np.int8)
 
     def action_mask(self) -> np.ndarray:
-        """Deprecated name of [`action_masks`][] (the name Scorpion's env and the vector env use)."""
+        """Deprecated name of [`action_masks`][], the name Scorpion and the vector env use."""
         warnings.warn(
             "WhatTheShellEnv.action_mask() is deprecated; use action_masks()",
             DeprecationWarning,

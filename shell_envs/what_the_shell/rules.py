@@ -18,10 +18,8 @@ import numpy as np
 
 from shell_envs.core.jit import jit, jit_inline
 from shell_envs.what_the_shell.actions import CELLS, SIZE, cell_at, row_col
-
-# the plain codec, for the tables built at import (nothing compiles then)
-_cell_at = getattr(cell_at, "py_func", cell_at)
-_row_col = getattr(row_col, "py_func", row_col)
+from shell_envs.what_the_shell.actions import cell_at_py as _cell_at
+from shell_envs.what_the_shell.actions import row_col_py as _row_col
 
 EMPTY, BLACK, WHITE, EGG = 0, 1, 2, 3
 
@@ -78,9 +76,7 @@ def _lines() -> tuple[np.ndarray, np.ndarray]:
     lines += [[_cell_at(r, c) for r in range(SIZE)] for c in range(SIZE)]
     for start in range(-(SIZE - WIN_LENGTH), SIZE - WIN_LENGTH + 1):
         lines.append([_cell_at(r, r + start) for r in range(SIZE) if 0 <= r + start < SIZE])
-        lines.append(
-            [_cell_at(r, start + 8 - r) for r in range(SIZE) if 0 <= start + 8 - r < SIZE]
-        )
+        lines.append([_cell_at(r, start + 8 - r) for r in range(SIZE) if 0 <= start + 8 - r < SIZE])
     starts = np.cumsum([0] + [len(line) for line in lines]).astype(np.int16)
     return np.concatenate([np.array(line) for line in lines]).astype(np.int8), starts
 

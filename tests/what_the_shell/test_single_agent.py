@@ -15,7 +15,7 @@ from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import FLAT_SIZE
 from shell_envs.what_the_shell.env import AGENTS, OUTCOMES
 from shell_envs.what_the_shell.position import cell_index
-from shell_envs.what_the_shell.single_agent import WhatTheShellSingleEnv
+from shell_envs.agents.single_agent import WhatTheShellSingleEnv
 
 ENV_ID = "shell_envs/WhatTheShell-v0"
 
