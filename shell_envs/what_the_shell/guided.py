@@ -2,8 +2,8 @@
 
 A node is valued, and given both sides' candidates and their priors, by one forward pass of
 the search's network (`network`), blended with the window evaluation of `heuristics`; the
-sides select by PUCT or by `mcts`'s UCT, and the tree is `mcts`'s [`SearchTree`][
-shell_envs.what_the_shell.mcts.SearchTree].  Values are black's, in [0, 1].
+sides select by PUCT or by `mcts`'s UCT, and the tree is `mcts.SearchTree`.  Values are
+black's, in [0, 1].
 """
 
 from __future__ import annotations

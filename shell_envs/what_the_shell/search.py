@@ -1,10 +1,9 @@
 """The What the Shell agents' compiled heuristics and tree searches, under their old module name.
 
 They live in three modules, one role each: `heuristics` (cell scores, the window evaluation,
-the networks' input), `mcts` (simultaneous-move MCTS over a [`SearchTree`][
-shell_envs.what_the_shell.mcts.SearchTree]) and `guided` (the network-guided search).  This
-module re-exports their names, so ``from shell_envs.what_the_shell import search`` and
-``search.run_search`` keep working.
+the networks' input), `mcts` (simultaneous-move MCTS over a [`SearchTree`][]) and `guided`
+(the network-guided search).  This module re-exports their names, so
+``from shell_envs.what_the_shell import search`` and ``search.run_search`` keep working.
 """
 
 from __future__ import annotations

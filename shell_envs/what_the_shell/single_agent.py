@@ -1,4 +1,4 @@
-"""Deprecated home of [`WhatTheShellSingleEnv`][shell_envs.agents.single_agent.WhatTheShellSingleEnv].
+"""Deprecated home of the single-agent env, `WhatTheShellSingleEnv`: read it from its new one.
 
 The single-agent env builds its opponent from the agents, so it moved up a layer, to
 `shell_envs.agents.single_agent`.  Names read here are forwarded there with a
