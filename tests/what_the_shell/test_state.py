@@ -166,7 +166,8 @@ def test_view_of_a_state():
     state = played_env().get_state()
     view = WhatTheShellView.from_state(state, rules.WHITE)
     assert same(view.state, state)
-    assert view == WhatTheShellView.of(*state, rules.WHITE)
+    assert same(WhatTheShellView.of(*state, rules.WHITE).state, state)
+    assert view.player == rules.WHITE and not view.board.flags.writeable
 
 
 def test_the_cell_codec():
