@@ -42,7 +42,7 @@ def _register() -> None:
     if "shell_envs/WhatTheShell-v0" not in registry:
         register(
             id="shell_envs/WhatTheShell-v0",
-            entry_point="shell_envs.what_the_shell.single_agent:WhatTheShellSingleEnv",
+            entry_point="shell_envs.agents.single_agent:WhatTheShellSingleEnv",
         )
 
 

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.agent_selector import AgentSelector
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from shell_envs.core.validation import DEVICES, choice
 from shell_envs.what_the_shell.encoders import register_encoder
-from shell_envs.what_the_shell.env import ILLEGAL_REASONS, INFO_KEYS, OUTCOMES, WhatTheShellEnv
+from shell_envs.what_the_shell.env import (
+    ILLEGAL_REASONS,
+    INFO_KEYS,
+    OUTCOMES,
+    WhatTheShellEnv,
+    _infos,
+)
+from shell_envs.what_the_shell.rules import ROUNDS, SUDDEN_DEATH
+from shell_envs.what_the_shell.state import GameState
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
 
 raw_env = WhatTheShellEnv
@@ -40,6 +50,34 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
             self.env.check_action(agent, action)
         super().step(action)
 
+    def action_masks(self) -> np.ndarray:
+        """``int8[81]``: 1 on the empty cells, the legal actions of either player
+        ([`WhatTheShellEnv.action_masks`][])."""
+        return self.env.action_masks()
+
+    def get_state(self) -> GameState:
+        """A copy of the game state ([`WhatTheShellEnv.get_state`][])."""
+        return self.env.get_state()
+
+    def set_state(self, state: GameState) -> None:
+        """Continue from a copy of ``state`` at the start of a round (black to act), as after a
+        reset; a choice already sent this round is dropped.  A bad state gets the
+        ``ValueError`` of [`WhatTheShellEnv.set_state`][] and changes nothing."""
+        self.env.set_state(state)
+        env = self.env
+        self._observations = env._observations()
+        self.agents = env.agents[:]
+        self._live_agents = self.agents[:]
+        self._actions = dict.fromkeys(self.agents)
+        self._agent_selector = AgentSelector(self._live_agents)
+        self.agent_selection = self._agent_selector.reset()
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.rewards = dict.fromkeys(self.agents, 0)
+        infos = _infos(int(env.meta[ROUNDS]), bool(env.meta[SUDDEN_DEATH]))
+        self.infos = {agent: infos[agent] for agent in self.agents}
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, counting only an accepted reset: PettingZoo's marks the
@@ -53,6 +91,13 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         except Exception:
             self._has_reset, self._has_updated = was
             raise
+
+    def set_state(self, state: GameState) -> None:
+        """Continue from ``state`` ([`WhatTheShellAEC.set_state`][]); a game to play then
+        counts as a reset, so ``step`` may follow at once."""
+        self.env.set_state(state)
+        self._has_reset = True
+        self._has_updated = True
 
 
 def env(**kwargs: Any):

@@ -3,144 +3,34 @@
 All follow [`Agent`][].  ``greedy`` and ``mcts`` read the
 whole position through `act_with_state` with a [`WhatTheShellView`][]; their ``act``
 decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
-not in the observation, and nothing else is lost).  The heuristics and the search are compiled
-and run on the rules engine (`shell_envs.what_the_shell.search`).
+not in the observation, and nothing else is lost).  The heuristics and the searches are compiled
+and run on the rules engine (`shell_envs.what_the_shell.heuristics`,
+`shell_envs.what_the_shell.mcts`, `shell_envs.what_the_shell.guided`).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
-from shell_envs.agents.base import legal_actions, register_agent
+from shell_envs.agents.base import register_agent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
 from shell_envs.core.weights import check_temperature, check_top_p, pick
-from shell_envs.what_the_shell import network, policy_network, rules, search
-from shell_envs.what_the_shell.encoders import FLAT_SIZE, N_PLANES
-from shell_envs.what_the_shell.position import check_arrays
+from shell_envs.what_the_shell import guided, heuristics, mcts, network, policy_network, rules
+from shell_envs.what_the_shell.view import WhatTheShellView
 
 GAME = "what_the_shell"
 MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
-SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
-GUIDED_SELECTIONS = {"puct": search.PUCT, "ucb": search.UCB_SELECTION}  # mcts-learned's
+SELECTIONS = {"ucb": mcts.UCB, "regret_matching": mcts.REGRET_MATCHING}
+GUIDED_SELECTIONS = {"puct": guided.PUCT, "ucb": mcts.UCB_SELECTION}  # mcts-learned's
 SOURCES = {  # where mcts-learned's candidates come from
-    "network": search.NETWORK_CANDIDATES,
-    "heuristic": search.HEURISTIC_CANDIDATES,
-    "both": search.BOTH_CANDIDATES,
+    "network": guided.NETWORK_CANDIDATES,
+    "heuristic": guided.HEURISTIC_CANDIDATES,
+    "both": guided.BOTH_CANDIDATES,
 }
-
-
-@dataclass(frozen=True)
-class WhatTheShellView:
-    """A read-only view of a What the Shell game for one player.
-
-    ``board``, ``eggs`` and ``meta`` are read-only copies of the rules' arrays (see
-    `shell_envs.what_the_shell.rules`); ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
-    """
-
-    board: np.ndarray
-    eggs: np.ndarray
-    meta: np.ndarray
-    player: int
-    checked: bool = field(default=False, repr=False, compare=False)
-
-    @classmethod
-    def of(
-        cls, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int, check: bool = True
-    ) -> WhatTheShellView:
-        """A view over read-only copies of the arrays, as seen by ``player``.
-
-        The arrays are checked ([`check_arrays`][]): a
-        state no game can have gets a ``ValueError`` (``check=False``: the caller vouches).
-        """
-        if isinstance(player, (bool, np.bool_)) or player not in (rules.BLACK, rules.WHITE):
-            raise ValueError(f"player must be rules.BLACK (1) or rules.WHITE (2), got {player!r}")
-        arrays = []
-        for array, dtype in ((board, np.int8), (eggs, np.int8), (meta, np.int32)):
-            if check and not _fits(array, dtype):
-                raise ValueError(
-                    f"the view's arrays must hold {np.dtype(dtype).name} values; got {array!r:.60}"
-                )
-            copy = np.array(array, dtype=dtype)
-            copy.flags.writeable = False
-            arrays.append(copy)
-        if check:
-            check_arrays(*arrays)
-        return cls(arrays[0], arrays[1], arrays[2], int(player), True)
-
-    @classmethod
-    def from_env(cls, env: Any, agent: str) -> WhatTheShellView:
-        """The view of ``agent`` (``"black"`` or ``"white"``) in ``env``.
-
-        ``env`` is a [`WhatTheShellEnv`][shell_envs.what_the_shell.env.WhatTheShellEnv].
-        """
-        player = {"black": rules.BLACK, "white": rules.WHITE}.get(agent)
-        if player is None:
-            raise ValueError(f"agent must be 'black' or 'white', got {agent!r}")
-        return cls.of(env.board, env.eggs, env.meta, player, check=False)  # env states are valid
-
-    @classmethod
-    def from_observation(cls, observation: Any) -> WhatTheShellView:
-        """Decode a ``"planes"`` or ``"flat"`` observation (or its Dict) into a view.
-
-        The observer becomes black: the rules treat both colours alike, so nothing is lost.
-        """
-        if isinstance(observation, dict):
-            observation = observation["observation"]
-        obs = np.asarray(observation, dtype=np.float32)
-        if obs.shape == (N_PLANES, rules.SIZE, rules.SIZE):
-            planes = obs.reshape(N_PLANES, rules.CELLS)
-            sudden = bool(planes[4, 0] > 0.5)
-        elif obs.shape == (FLAT_SIZE,):
-            planes = obs[: 4 * rules.CELLS].reshape(4, rules.CELLS)
-            sudden = bool(obs[-1] > 0.5)
-        else:
-            raise ValueError(
-                f"cannot read a position from an observation of shape {obs.shape}: use the "
-                "'planes' or 'flat' encoder, or call act_with_state with a WhatTheShellView"
-            )
-        board, eggs, meta = rules.new_state()
-        board[planes[0] > 0.5] = rules.BLACK
-        board[planes[1] > 0.5] = rules.WHITE
-        board[planes[2] > 0.5] = rules.EGG
-        egg_cells = np.flatnonzero(planes[2] > 0.5)
-        order = egg_cells[np.argsort(-planes[3, egg_cells], kind="stable")]
-        eggs[: order.size] = order
-        meta[rules.N_EGGS] = order.size
-        meta[rules.SUDDEN_DEATH] = int(sudden)
-        return cls.of(board, eggs, meta, rules.BLACK, check=False)  # valid by construction
-
-    def legal(self, action_mask: Any) -> np.ndarray:
-        """The legal cells of ``action_mask`` after checking the view and the mask.
-
-        A view built directly (not through [`of`][]) is checked here; a mask that is not 81
-        entries or marks an occupied cell legal gets a ``ValueError``.
-        """
-        if not self.checked:
-            WhatTheShellView.of(self.board, self.eggs, self.meta, self.player)
-        mask = np.asarray(action_mask)
-        if mask.shape != (rules.CELLS,):
-            raise ValueError(f"action_mask must have 81 entries; got shape {mask.shape}")
-        legal = legal_actions(mask)
-        occupied = legal[self.board[legal] != rules.EMPTY]
-        if occupied.size:
-            raise ValueError(
-                f"action_mask marks cell {int(occupied[0])} legal, but it is occupied in the view"
-            )
-        return legal
-
-
-def _fits(array: Any, dtype: type) -> bool:
-    """Whether ``array`` holds integers that ``dtype`` represents exactly (no silent wrap)."""
-    values = np.asarray(array)
-    if values.dtype.kind not in "iu":
-        return False
-    info = np.iinfo(dtype)
-    return values.size == 0 or (info.min <= values.min() and values.max() <= info.max)
 
 
 def _checked(state: Any) -> WhatTheShellView:
@@ -174,7 +64,7 @@ class _PositionAgent:
 class GreedyAgent(_PositionAgent):
     """One-ply heuristic: complete a five, block the opponent's, capture, extend lines.
 
-    Every empty cell is scored by `search.score_cells`: what the turtle adds to its
+    Every empty cell is scored by `heuristics.score_cells`: what the turtle adds to its
     five-cell windows, the captures it makes and the eggs they hatch (oldest first), what the
     cell denies the opponent, minus a penalty when the turtle could be captured next round.
     Ties are broken at random (seeded).
@@ -189,8 +79,8 @@ class GreedyAgent(_PositionAgent):
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The best legal cell for ``state.player``."""
         legal = _checked(state).legal(action_mask)
-        board = state.board.copy()
-        search.score_cells(board, state.eggs.copy(), state.meta.copy(), state.player, self._scores)
+        board, eggs, meta = state.state.copy()
+        heuristics.score_cells(board, eggs, meta, state.player, self._scores)
         scores = self._scores[legal]
         best = legal[scores >= scores.max() - 1e-9]
         return int(self.rng.choice(best))
@@ -256,7 +146,7 @@ class MCTSAgent(_PositionAgent):
         capacity = (
             positive_int("max_nodes", max_nodes, high=MAX_NODES) if timed else self.iterations + 1
         )
-        self._tree = search.new_tree(capacity, self.candidates)
+        self._tree = mcts.new_tree(capacity, self.candidates)
         self.rng = np.random.default_rng(seed)
         self._fallback = GreedyAgent(seed)
         self.last_iterations = 0
@@ -277,29 +167,29 @@ class MCTSAgent(_PositionAgent):
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True
         tree = self._tree
-        search.init_root(tree, state.board.copy(), state.eggs.copy(), state.meta.copy(), mask)
-        n = int(tree[search.T_N_CANDIDATES][0, side])
+        mcts.init_root(tree, *state.state.copy(), mask)
+        n = int(tree.n_candidates[0, side])
         if n == 0:
             return self._fallback.act_with_state(state, action_mask)
         rules.seed_numba(int(self.rng.integers(2**31)))
         mode = SELECTIONS[self.selection]
         if self.time_limit is None:
-            search.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
+            mcts.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
             self.last_iterations = self.iterations
         else:
             deadline = time.perf_counter() + self.time_limit
             done = 0
             while time.perf_counter() < deadline:
-                search.run_search(tree, 32, mode, self.exploration, self.gamma)
+                mcts.run_search(tree, 32, mode, self.exploration, self.gamma)
                 done += 32
             self.last_iterations = done
-        stats = search.T_STRATEGIES if mode == search.REGRET_MATCHING else search.T_VISITS
-        weights = tree[stats][0, side, :n].copy()
+        stats = tree.strategies if mode == mcts.REGRET_MATCHING else tree.visits
+        weights = stats[0, side, :n].copy()
         if weights.max() <= 0:
             weights[:] = 1.0
         weights[weights < self.min_share * weights.max()] = 0.0
         choice = self.rng.choice(n, p=weights / weights.sum())
-        return int(tree[search.T_CANDIDATES][0, side, choice])
+        return int(tree.candidates[0, side, choice])
 
 
 class LearnedAgent(_PositionAgent):
@@ -353,8 +243,7 @@ class LearnedAgent(_PositionAgent):
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The policy's cell for ``state.player`` among the legal cells."""
         legal = _checked(state).legal(action_mask)
-        board, eggs, meta = state.board.copy(), state.eggs.copy(), state.meta.copy()
-        search.net_features(board, eggs, meta, state.player, self._x)
+        heuristics.net_features(*state.state.copy(), state.player, self._x)
         self._forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
         late = self.sample_moves is not None and self.moves_played >= self.sample_moves
@@ -387,7 +276,7 @@ class GuidedMCTSAgent(_PositionAgent):
 
     Each node holds both players' ``candidates`` cells and their priors, from one forward
     pass, which also values the node (a decided game is valued by its outcome); each side
-    selects independently (`search.run_guided_search`).  The move played is the root's
+    selects independently (`guided.run_guided_search`).  The move played is the root's
     most visited candidate (ties at random, seeded).  The options blend in the plain search's
     heuristics, as AlphaGo blended its value network with rollouts: ``mix`` weighs the
     window evaluation of ``mcts`` into the leaf value, ``candidates_from`` draws the
@@ -451,7 +340,7 @@ class GuidedMCTSAgent(_PositionAgent):
         self.selection = choice("selection", selection, tuple(GUIDED_SELECTIONS))
         self.exploration = float(exploration)
         self.net = network.FORMAT.choose(weights, net)
-        self._tree = search.new_tree(self.iterations + 1, self.candidates)
+        self._tree = mcts.new_tree(self.iterations + 1, self.candidates)
         self.rng = np.random.default_rng(seed)
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
@@ -461,21 +350,20 @@ class GuidedMCTSAgent(_PositionAgent):
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True
         tree = self._tree
-        board, eggs, meta = state.board.copy(), state.eggs.copy(), state.meta.copy()
         source = SOURCES[self.candidates_from]
-        search.init_guided_root(
-            tree, board, eggs, meta, mask, self.net, self.uniform, self.mix, source
+        guided.init_guided_root(
+            tree, *state.state.copy(), mask, self.net, self.uniform, self.mix, source
         )
         rules.seed_numba(int(self.rng.integers(2**31)))
         selection = GUIDED_SELECTIONS[self.selection]
         constant = self.c_puct if self.selection == "puct" else self.exploration
-        search.run_guided_search(
+        guided.run_guided_search(
             tree, self.iterations, self.net, self.uniform, selection, constant, self.mix, source
         )
-        n = int(tree[search.T_N_CANDIDATES][0, side])
-        visits = tree[search.T_VISITS][0, side, :n]
+        n = int(tree.n_candidates[0, side])
+        visits = tree.visits[0, side, :n]
         best = np.flatnonzero(visits >= visits.max())
-        return int(tree[search.T_CANDIDATES][0, side, self.rng.choice(best)])
+        return int(tree.candidates[0, side, self.rng.choice(best)])
 
 
 register_agent(GAME, "random", RandomAgent)

@@ -1,4 +1,9 @@
-"""PettingZoo parallel environment for What the Shell: a thin adapter over `rules`."""
+"""PettingZoo parallel environment for What the Shell: a thin adapter over `rules`.
+
+The game is a [`GameState`][shell_envs.what_the_shell.state.GameState] (the env's ``board``,
+``eggs`` and ``meta``): `WhatTheShellEnv.get_state` copies it out, `WhatTheShellEnv.set_state`
+checks one and continues from it, as Scorpion's env does.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from shell_envs.what_the_shell.position import (
     position_to_arrays,
 )
 from shell_envs.what_the_shell.render import render_ansi, render_rgb
+from shell_envs.what_the_shell.state import GameState, check_state
 
 AGENTS = ("black", "white")
 PLAYER = {"black": rules.BLACK, "white": rules.WHITE}
@@ -97,7 +103,7 @@ class WhatTheShellEnv(ParallelEnv):
         self._window: HumanWindow | None = None
         self._info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
         self.illegal_reasons: dict[str, str] = {}  # the last step's reasons, by offender
-        self.board, self.eggs, self.meta = rules.new_state()
+        self.board, self.eggs, self.meta = GameState.new()
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The Dict observation space of ``agent``."""
@@ -114,11 +120,11 @@ class WhatTheShellEnv(ParallelEnv):
 
         The rules have no randomness; ``seed`` seeds the action spaces' ``sample``.
         """
-        seed, arrays = self.check_reset(seed, options)
+        seed, state = self.check_reset(seed, options)
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + i)
-        self.board, self.eggs, self.meta = arrays
+        self.board, self.eggs, self.meta = state
         self._info[:] = 0
         self.agents = list(AGENTS)
         self.illegal_reasons = {}
@@ -126,10 +132,8 @@ class WhatTheShellEnv(ParallelEnv):
         self._render_frame()
         return self._observations(), infos
 
-    def check_reset(
-        self, seed: Any, options: Any
-    ) -> tuple[int | None, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Check ``reset``'s arguments without changing anything: ``(seed, state arrays)``.
+    def check_reset(self, seed: Any, options: Any) -> tuple[int | None, GameState]:
+        """Check ``reset``'s arguments without changing anything: ``(seed, state)``.
 
         A bad seed (not a non-negative integer) or position gets a ``ValueError``; unknown
         options are ignored with a warning.
@@ -145,8 +149,8 @@ class WhatTheShellEnv(ParallelEnv):
                 stacklevel=3,
             )
         if "position" in options:
-            return seed, position_to_arrays(options["position"])
-        return seed, rules.new_state()
+            return seed, GameState(*position_to_arrays(options["position"]))
+        return seed, GameState.new()
 
     def check_action(self, agent: str, action: Any) -> None:
         """Raise what ``step`` would raise for ``agent`` playing ``action``, changing nothing.
@@ -314,7 +318,7 @@ class WhatTheShellEnv(ParallelEnv):
                 "black": {"observation": black, "action_mask": mask},
                 "white": {"observation": white, "action_mask": mask.copy()},
             }
-        mask = self.action_mask()
+        mask = self.action_masks()
         if self._encode_pair is not None:
             black, white = self._encode_pair(self.board, self.eggs, self.meta)
         else:
@@ -325,17 +329,49 @@ class WhatTheShellEnv(ParallelEnv):
             "white": {"observation": white, "action_mask": mask.copy()},
         }
 
-    def action_mask(self) -> np.ndarray:
+    def action_masks(self) -> np.ndarray:
         """``int8[81]``: 1 on the empty cells, the legal actions of both players."""
         return np.logical_not(self.board).view(np.int8)
 
+    def action_mask(self) -> np.ndarray:
+        """Deprecated name of [`action_masks`][], the name Scorpion and the vector env use."""
+        warnings.warn(
+            "WhatTheShellEnv.action_mask() is deprecated; use action_masks()",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.action_masks()
+
+    def get_state(self) -> GameState:
+        """A copy of the game state (the arrays the compiled rules work on), e.g. for search."""
+        return self._game.copy()
+
+    def set_state(self, state: GameState) -> None:
+        """Continue from a copy of ``state``: both players act next unless its game is decided.
+
+        The state is checked first ([`check_state`][shell_envs.what_the_shell.state.check_state]):
+        anything but a `GameState` of arrays a game can have gets a ``ValueError`` naming what is
+        wrong, and the env is unchanged.
+        """
+        check_state(state)
+        self.board, self.eggs, self.meta = state.copy()
+        self._info[:] = 0
+        self.illegal_reasons = {}
+        self.agents = list(AGENTS) if self.meta[rules.OUTCOME] == rules.ONGOING else []
+        self._render_frame()
+
+    @property
+    def _game(self) -> GameState:
+        """The env's own state arrays as a `GameState` (not a copy)."""
+        return GameState(self.board, self.eggs, self.meta)
+
     def state(self) -> np.ndarray:
         """The whole board from a neutral view: black, white, eggs, egg order, sudden death."""
-        return encode_planes(self.board, self.eggs, self.meta, rules.BLACK)
+        return encode_planes(*self._game, rules.BLACK)
 
     def position(self) -> dict[str, Any]:
         """The current position as cell names, as ``reset(options={"position": ...})`` takes it."""
-        return arrays_to_position(self.board, self.eggs, self.meta)
+        return arrays_to_position(*self._game)
 
     def explain(self, action: Any) -> str | None:
         """Why ``action`` is illegal now, or None when it is legal."""
@@ -344,9 +380,9 @@ class WhatTheShellEnv(ParallelEnv):
     def render(self) -> str | np.ndarray | None:
         """Render per ``render_mode``: text, an RGB image, or a window (returns None)."""
         if self.render_mode == "ansi":
-            return render_ansi(self.board, self.eggs, self.meta)
+            return render_ansi(self._game)
         if self.render_mode == "rgb_array":
-            return render_rgb(self.board, self.eggs, self.meta)
+            return render_rgb(self._game)
         if self.render_mode == "human":
             self._render_frame()
         return None
@@ -357,7 +393,7 @@ class WhatTheShellEnv(ParallelEnv):
             return
         if self._window is None:
             self._window = HumanWindow("What the Shell", self.metadata["render_fps"])
-        self._window.show(render_rgb(self.board, self.eggs, self.meta))
+        self._window.show(render_rgb(self._game))
 
     def close(self) -> None:
         """Close the human window, if any."""

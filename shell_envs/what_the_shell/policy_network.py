@@ -23,6 +23,7 @@ import numpy as np
 from shell_envs.core import weights
 from shell_envs.core.jit import jit
 from shell_envs.what_the_shell import network, rules
+from shell_envs.what_the_shell.actions import cell_at, row_col
 
 WEIGHTS_FILE = "wts_policy.npz"
 WEIGHT_NAMES = ("w_in", "b_in", "w_mid", "b_mid", "w_policy", "b_policy", "w_value", "b_value")
@@ -47,7 +48,7 @@ def _convolve(source, kernel, bias, target):
         for d in range(9):
             for i in range(SIZE):
                 for j in range(SIZE):
-                    taps[plane * 9 + d, i * SIZE + j] = source[plane, i + d // 3, j + d % 3]
+                    taps[plane * 9 + d, cell_at(i, j)] = source[plane, i + d // 3, j + d % 3]
     total = np.empty(CELLS, dtype=np.float32)
     for out in range(kernel.shape[0]):
         total[:] = bias[out]
@@ -58,7 +59,8 @@ def _convolve(source, kernel, bias, target):
                 for cell in range(CELLS):
                     total[cell] += w * row[cell]
         for cell in range(CELLS):
-            target[out, cell // SIZE + 1, cell % SIZE + 1] = max(total[cell], np.float32(0.0))
+            i, j = row_col(cell)
+            target[out, i + 1, j + 1] = max(total[cell], np.float32(0.0))
 
 
 @jit
@@ -68,7 +70,8 @@ def forward(net, x, logits):
     w_in, b_in, w_mid, b_mid, w_policy, b_policy, w_value, b_value = net
     planes = np.zeros((IN_PLANES, PADDED, PADDED), dtype=np.float32)
     for cell in range(CELLS):
-        i, j = cell // SIZE + 1, cell % SIZE + 1
+        i, j = row_col(cell)
+        i, j = i + 1, j + 1  # inside the zero border
         for k in range(network.N_PLANES):
             planes[k, i, j] = x[k * CELLS + cell]
         planes[network.N_PLANES, i, j] = x[network.N_PLANES * CELLS]
@@ -85,7 +88,8 @@ def forward(net, x, logits):
         v += w_value[0, c] * h[c, 1 : SIZE + 1, 1 : SIZE + 1].sum() / CELLS
     for head in range(2):
         for cell in range(CELLS):
-            i, j = cell // SIZE + 1, cell % SIZE + 1
+            i, j = row_col(cell)
+            i, j = i + 1, j + 1
             total = b_policy[head]
             for c in range(channels):
                 total += w_policy[head, c] * h[c, i, j]

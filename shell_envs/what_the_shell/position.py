@@ -9,6 +9,8 @@ import numpy as np
 
 from shell_envs.core.validation import shown
 from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.actions import cell_at_py as cell_at
+from shell_envs.what_the_shell.actions import row_col_py as row_col
 
 COLUMNS = "abcdefghi"
 PIECE_NAMES = {
@@ -21,7 +23,7 @@ PIECE_NAMES = {
 
 def cell_name(index: int) -> str:
     """``0`` → ``"a1"``, ``40`` → ``"e5"``, ``80`` → ``"i9"``."""
-    row, col = divmod(int(index), rules.SIZE)
+    row, col = row_col(int(index))
     return f"{COLUMNS[col]}{row + 1}"
 
 
@@ -82,7 +84,7 @@ def cell_index(name: str) -> int:
             f"unknown cell name {name!r}: a cell is a column letter a-i and a row digit 1-9, "
             "like 'a1' or 'e5'"
         )
-    return 9 * (int(text[1]) - 1) + COLUMNS.index(text[0])
+    return cell_at(int(text[1]) - 1, COLUMNS.index(text[0]))
 
 
 def position_to_arrays(

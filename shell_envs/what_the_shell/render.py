@@ -1,4 +1,9 @@
-"""Text and image renderings of a What the Shell board."""
+"""Text and image renderings of a What the Shell board.
+
+Both renderers take a [`GameState`][shell_envs.what_the_shell.state.GameState]
+(``render_ansi(state)``); the older form with the three arrays by position
+(``render_ansi(board, eggs, meta)``) still works.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,10 @@ from PIL import Image, ImageDraw
 
 from shell_envs.core.render import font
 from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.actions import cell_at_py as cell_at
+from shell_envs.what_the_shell.actions import row_col_py as row_col
 from shell_envs.what_the_shell.position import COLUMNS, cell_name
+from shell_envs.what_the_shell.state import GameState
 
 SYMBOLS = {rules.EMPTY: ".", rules.BLACK: "X", rules.WHITE: "O"}
 
@@ -17,14 +25,26 @@ def _egg_ages(eggs: np.ndarray, meta: np.ndarray) -> dict[int, int]:
     return {int(cell): i + 1 for i, cell in enumerate(eggs[: meta[rules.N_EGGS]])}
 
 
-def render_ansi(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) -> str:
+def _state(
+    state: GameState | np.ndarray, eggs: np.ndarray | None, meta: np.ndarray | None
+) -> GameState:
+    """The state a renderer was given: a `GameState`, or the three arrays by position."""
+    if eggs is None and meta is None:
+        return GameState(*state)
+    return GameState(state, eggs, meta)
+
+
+def render_ansi(
+    state: GameState | np.ndarray, eggs: np.ndarray | None = None, meta: np.ndarray | None = None
+) -> str:
     """The board as text: ``X`` black, ``O`` white, eggs by age (``1`` oldest, ``*`` past 9)."""
+    board, eggs, meta = _state(state, eggs, meta)
     ages = _egg_ages(eggs, meta)
     lines = ["   " + " ".join(COLUMNS)]
     for row in range(rules.SIZE):
         cells = []
         for col in range(rules.SIZE):
-            index = row * rules.SIZE + col
+            index = cell_at(row, col)
             if index in ages:
                 cells.append(str(ages[index]) if ages[index] <= 9 else "*")
             else:
@@ -47,8 +67,11 @@ GRID_COLOUR = (40, 84, 60)
 EGG_COLOUR = (244, 232, 196)
 
 
-def render_rgb(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) -> np.ndarray:
+def render_rgb(
+    state: GameState | np.ndarray, eggs: np.ndarray | None = None, meta: np.ndarray | None = None
+) -> np.ndarray:
     """An ``(H, W, 3)`` uint8 image: grid with coordinates, turtles as stones, eggs numbered."""
+    board, eggs, meta = _state(state, eggs, meta)
     side = MARGIN + rules.SIZE * CELL + 8
     height = side + 34
     image = Image.new("RGB", (side, height), (232, 228, 218))
@@ -71,7 +94,7 @@ def render_rgb(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) -> np.ndar
         value = int(board[index])
         if value == rules.EMPTY:
             continue
-        row, col = divmod(index, rules.SIZE)
+        row, col = row_col(index)
         x = MARGIN + col * CELL + CELL // 2
         y = MARGIN + row * CELL + CELL // 2
         r = CELL // 2 - 6

@@ -2,7 +2,7 @@
 
 State (see `new_state`):
 
-* ``board``: ``int8[81]`` by cell index ``9 * row + column``: ``EMPTY``/``BLACK``/``WHITE``/``EGG``.
+* ``board``: ``int8[81]`` by cell index (`actions.cell_at`): ``EMPTY``/``BLACK``/``WHITE``/``EGG``.
 * ``eggs``: ``int8[81]``, the egg queue, oldest first; entries past ``meta[N_EGGS]`` are -1.
 * ``meta``: ``int32[4]``: egg count, sudden-death flag, rounds played, outcome.
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from shell_envs.core.jit import jit, jit_inline
-
-SIZE = 9
-CELLS = SIZE * SIZE
+from shell_envs.what_the_shell.actions import CELLS, SIZE, cell_at, row_col
+from shell_envs.what_the_shell.actions import cell_at_py as _cell_at
+from shell_envs.what_the_shell.actions import row_col_py as _row_col
 
 EMPTY, BLACK, WHITE, EGG = 0, 1, 2, 3
 
@@ -58,12 +58,12 @@ def _rays() -> np.ndarray:
     dirs = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
     rays = np.full((CELLS, 8, 3), -1, dtype=np.int8)
     for cell in range(CELLS):
-        r, c = divmod(cell, SIZE)
+        r, c = _row_col(cell)
         for d, (dr, dc) in enumerate(dirs):
             for k in range(3):
                 rr, cc = r + dr * (k + 1), c + dc * (k + 1)
                 if 0 <= rr < SIZE and 0 <= cc < SIZE:
-                    rays[cell, d, k] = rr * SIZE + cc
+                    rays[cell, d, k] = _cell_at(rr, cc)
     return rays
 
 
@@ -72,11 +72,11 @@ RAYS = _rays()
 
 def _lines() -> tuple[np.ndarray, np.ndarray]:
     """Every row, column and diagonal at least five cells long, as cell lists with offsets."""
-    lines = [[r * SIZE + c for c in range(SIZE)] for r in range(SIZE)]
-    lines += [[r * SIZE + c for r in range(SIZE)] for c in range(SIZE)]
+    lines = [[_cell_at(r, c) for c in range(SIZE)] for r in range(SIZE)]
+    lines += [[_cell_at(r, c) for r in range(SIZE)] for c in range(SIZE)]
     for start in range(-(SIZE - WIN_LENGTH), SIZE - WIN_LENGTH + 1):
-        lines.append([r * SIZE + r + start for r in range(SIZE) if 0 <= r + start < SIZE])
-        lines.append([r * SIZE + start + 8 - r for r in range(SIZE) if 0 <= start + 8 - r < SIZE])
+        lines.append([_cell_at(r, r + start) for r in range(SIZE) if 0 <= r + start < SIZE])
+        lines.append([_cell_at(r, start + 8 - r) for r in range(SIZE) if 0 <= start + 8 - r < SIZE])
     starts = np.cumsum([0] + [len(line) for line in lines]).astype(np.int16)
     return np.concatenate([np.array(line) for line in lines]).astype(np.int8), starts
 
@@ -89,7 +89,7 @@ LINE_CELLS, LINE_START = _lines()
 # GPU they live in its 64 KiB of constant memory, once per inlined use.
 LINE_DR = np.array([0, 1, 1, 1], dtype=np.int8)
 LINE_DC = np.array([1, 0, 1, -1], dtype=np.int8)
-LINE_STEPS = LINE_DR * SIZE + LINE_DC
+LINE_STEPS = _cell_at(LINE_DR, LINE_DC)
 
 
 def _line_reach() -> np.ndarray:
@@ -97,7 +97,7 @@ def _line_reach() -> np.ndarray:
     ``cell`` backwards (``side`` 0) and forwards (1) along line direction ``d``."""
     reach = np.zeros((CELLS, 4, 2), dtype=np.int8)
     for cell in range(CELLS):
-        r, c = divmod(cell, SIZE)
+        r, c = _row_col(cell)
         for d, (dr, dc) in enumerate(zip(LINE_DR, LINE_DC, strict=True)):
             for side, sign in enumerate((-1, 1)):
                 k = 0
@@ -407,13 +407,13 @@ def _run_end(board, cell, d, sign):
     direction ``d`` (``sign`` -1 backwards, +1 forwards), and the number of steps taken."""
     player = board[cell]
     steps = 0
-    r, c = cell // SIZE, cell % SIZE
+    r, c = row_col(cell)
     dr, dc = sign * LINE_DR[d], sign * LINE_DC[d]
-    while 0 <= r + dr < SIZE and 0 <= c + dc < SIZE and board[(r + dr) * SIZE + c + dc] == player:
+    while 0 <= r + dr < SIZE and 0 <= c + dc < SIZE and board[cell_at(r + dr, c + dc)] == player:
         r += dr
         c += dc
         steps += 1
-    return r * SIZE + c, steps
+    return cell_at(r, c), steps
 
 
 @jit_inline

@@ -32,6 +32,7 @@ from shell_envs.what_the_shell.encoders import (
 )
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
 from shell_envs.what_the_shell.position import cell_name
+from shell_envs.what_the_shell.state import GameState
 
 OTHER, PLANES, PLANES_UINT8 = -1, 0, 1  # encoders the kernel fills itself
 BLACK_ILLEGAL, WHITE_ILLEGAL = 1, 2
@@ -376,9 +377,9 @@ class WhatTheShellVectorEnv:
             "white": {"observation": white, "action_mask": masks[1]},
         }
 
-    def _game(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The state arrays of game ``i``."""
-        return self.board[i], self.eggs[i], self.meta[i]
+    def _game(self, i: int) -> GameState:
+        """The state of game ``i`` (views of the batch's rows, not a copy)."""
+        return GameState(self.board[i], self.eggs[i], self.meta[i])
 
     def _infos(self, report: np.ndarray) -> dict[str, Any]:
         """What happened in each game this step: the rows of ``report``, as arrays."""

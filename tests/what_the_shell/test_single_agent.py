@@ -10,12 +10,12 @@ from gymnasium.utils.passive_env_checker import env_render_passive_checker
 
 import shell_envs  # noqa: F401  (registers the environment ids)
 from shell_envs.agents import RandomAgent, WhatTheShellView
+from shell_envs.agents.single_agent import WhatTheShellSingleEnv
 from shell_envs.core.errors import IllegalMove
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import FLAT_SIZE
 from shell_envs.what_the_shell.env import AGENTS, OUTCOMES
 from shell_envs.what_the_shell.position import cell_index
-from shell_envs.what_the_shell.single_agent import WhatTheShellSingleEnv
 
 ENV_ID = "shell_envs/WhatTheShell-v0"
 

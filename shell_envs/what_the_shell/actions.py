@@ -1,0 +1,33 @@
+"""What the Shell's action encoding, its one home: every module encodes and decodes through here.
+
+An action is a cell index ``cell_at(row, column) = 9 * row + column`` (rows and columns
+0–8; ``a1`` = 0, ``i1`` = 8, ``a2`` = 9, ``i9`` = 80).  The codec is compiled and inlined, so
+rule functions and GPU kernels call it for free; Python code calls the same functions.
+"""
+
+from __future__ import annotations
+
+from shell_envs.core.jit import jit_inline
+
+SIZE = 9
+CELLS = SIZE * SIZE  # the actions 0–80
+
+__all__ = ["CELLS", "SIZE", "cell_at", "cell_at_py", "row_col", "row_col_py"]
+
+
+@jit_inline
+def cell_at(row, col):
+    """The cell index (action) of ``row`` and ``col`` (both 0–8)."""
+    return row * SIZE + col
+
+
+@jit_inline
+def row_col(cell):
+    """``(row, col)`` of a cell index (``0 <= cell < CELLS``)."""
+    return cell // SIZE, cell % SIZE
+
+
+# The same pair as plain Python, for tables built at import: calling the compiled pair from
+# Python compiles it first, which import time should not pay.
+cell_at_py = getattr(cell_at, "py_func", cell_at)
+row_col_py = getattr(row_col, "py_func", row_col)
