@@ -11,8 +11,8 @@ import gymnasium as gym
 import shell_envs
 from shell_envs import what_the_shell_v0
 from shell_envs.scorpion.vector import ScorpionVectorEnv
-from shell_envs.what_the_shell.single_agent import WhatTheShellSingleEnv
-import shell_envs.agents, shell_envs.cli, shell_envs.integrations.evaluation
+from shell_envs.agents.single_agent import WhatTheShellSingleEnv
+import shell_envs.agents, shell_envs.cli, shell_envs.bench.evaluation
 what_the_shell_v0.parallel_env().reset(seed=0)
 gym.make("shell_envs/Scorpion-v0").reset(seed=0)
 heavy = ("torch", "ray", "torchrl", "tensordict", "tianshou", "stable_baselines3", "sb3_contrib")
