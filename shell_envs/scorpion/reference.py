@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from shell_envs.scorpion.actions import RESERVE_ACTION, UNDO_ACTION, decode_move, encode_move
+from shell_envs.scorpion.actions import (
+    N_COLUMNS,
+    RESERVE_ACTION,
+    UNDO_ACTION,
+    decode_move,
+    encode_move,
+)
 from shell_envs.scorpion.cards import parse_card
 
 RESERVE = RESERVE_ACTION
@@ -32,7 +38,7 @@ State = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int
 def from_position(position: Mapping[str, Any]) -> State:
     """The state of a ``position()``-style dict (columns, face_down, reserve, removed)."""
     columns = tuple(tuple(parse_card(c) for c in col) for col in position["columns"])
-    face_down = tuple(int(n) for n in position.get("face_down", [0] * 7))
+    face_down = tuple(int(n) for n in position.get("face_down", [0] * N_COLUMNS))
     reserve = tuple(parse_card(c) for c in position.get("reserve", []))
     return columns, face_down, reserve, int(position.get("removed", 0))
 
