@@ -86,7 +86,10 @@ Every public name is importable from here, as from the one module the solver use
 
 from __future__ import annotations
 
+import warnings
+
 from shell_envs.scorpion.messages import action_text
+from shell_envs.scorpion.solver import api, kernel, text
 from shell_envs.scorpion.solver.api import (
     DEFAULT_MAX_NODES,
     LOST,
@@ -219,3 +222,17 @@ __all__ = [
     "tt_rehash",
     "unpack_row",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A private name of the old single module (``solver._cyclic``), from the part that holds
+    it now, with a ``DeprecationWarning`` naming that part."""
+    for part in (kernel, api, text):
+        if name.startswith("_") and name in vars(part):
+            warnings.warn(
+                f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{name}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return vars(part)[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
