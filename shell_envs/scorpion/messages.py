@@ -90,7 +90,7 @@ def refusal_code(
     """The check code of action index ``a`` in the game of ``arrays`` (0: legal), as every env
     form gives it: out of range first, then a game that has ended (``n_legal`` legal actions,
     0 once it is won or stuck), then the rules' own check
-    ([`check_action`][shell_envs.scorpion.rules.check_action])."""
+    (`shell_envs.scorpion.rules.check_action`)."""
     if not 0 <= a < n_actions:
         return rules.E_OUT_OF_RANGE
     if n_legal == 0:
