@@ -262,11 +262,7 @@ class ScorpionEnv(gym.Env):
         return state
 
 
-_RULE_MODULES = (
-    "shell_envs.scorpion.rules",
-    "shell_envs.scorpion.encoders",
-    "shell_envs.scorpion.actions",
-)
+_RULE_MODULES = ("shell_envs.scorpion.rules", "shell_envs.scorpion.encoders")
 
 
 def _compile_in_background(options: dict[str, Any], encoder: Any) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 
 from shell_envs.core.validation import shown
 from shell_envs.scorpion import rules
-from shell_envs.scorpion.actions import RESERVE_ACTION, decode_move
+from shell_envs.scorpion.actions import RESERVE_ACTION, decode_move_plain
 from shell_envs.scorpion.cards import card_code, card_name
 
 LANGS = ("en", "hu")
@@ -105,7 +105,7 @@ def refusal_text(
     with the card it moves and the destination column's top card where the code needs them."""
     if code in WHOLE_GAME_CODES or a >= RESERVE_ACTION:
         return message(code, lang, action=action, last=n_actions - 1)
-    card, dest = decode_move(a)
+    card, dest = decode_move_plain(a)
     tab, lens = arrays[0], arrays[1]
     n = int(lens[dest])
     top = int(tab[dest, n - 1]) if n else None
@@ -150,5 +150,5 @@ def action_text(action: int) -> str:
     """
     if action == RESERVE_ACTION:
         return "d"
-    card, dest = decode_move(int(action))
+    card, dest = decode_move_plain(int(action))
     return f"{card_code(card)} {dest + 1}"

@@ -9,7 +9,8 @@ A state is ``(columns, face_down, reserve, removed)``: seven tuples of card indi
 top, the face-down count of each column, the three reserve cards (``()`` once dealt) and the
 number of removed sequences.  Actions are the env's, through its codec
 ([`shell_envs.scorpion.actions`][]: how moves are numbered is no rule): card moves
-``encode_move(card, column)``, the reserve deal and, in a `Game` with undo, undo.
+``encode_move(card, column)`` (called uncompiled here), the reserve deal and, in a `Game`
+with undo, undo.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from shell_envs.scorpion.actions import (
     N_COLUMNS,
     RESERVE_ACTION,
     UNDO_ACTION,
-    decode_move,
-    encode_move,
+    decode_move_plain,
+    encode_move_plain,
 )
 from shell_envs.scorpion.cards import parse_card
 
@@ -62,7 +63,7 @@ def legal_actions(state: State, relaxed: bool) -> list[int]:
                     top = target[-1]
                     legal = top % 13 == card % 13 + 1 and (relaxed or top // 13 == card // 13)
                 if legal:
-                    actions.append(encode_move(card, dest))
+                    actions.append(encode_move_plain(card, dest))
     if reserve:
         actions.append(RESERVE)
     return actions
@@ -105,7 +106,7 @@ def play(state: State, action: int) -> tuple[State, int]:
             n, p = _receive(columns, face_down, c)
             removed, points = removed + n, points + p
     else:
-        card, dest = decode_move(action)
+        card, dest = decode_move_plain(action)
         src = next(c for c, col in enumerate(columns) if card in col)
         depth = columns[src].index(card)
         if columns[dest] and columns[dest][-1] // 13 == card // 13:
@@ -202,7 +203,7 @@ def _ordered(state: State, relaxed: bool) -> list[int]:
     first = {col[face_down[c]] for c, col in enumerate(columns) if 0 < face_down[c] < len(col)}
 
     def key(action: int) -> int:
-        return 2 if action == RESERVE else (0 if decode_move(action)[0] in first else 1)
+        return 2 if action == RESERVE else (0 if decode_move_plain(action)[0] in first else 1)
 
     return sorted(legal_actions(state, relaxed), key=key)
 

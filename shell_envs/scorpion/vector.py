@@ -541,11 +541,7 @@ def _row(observations: Any, index: int) -> Any:
     return observations[index]
 
 
-_BATCH_MODULES = (
-    "shell_envs.scorpion.vector",
-    "shell_envs.scorpion.rules",
-    "shell_envs.scorpion.actions",
-)
+_BATCH_MODULES = ("shell_envs.scorpion.vector", "shell_envs.scorpion.rules")
 
 
 def _compile_in_background() -> bool:
