@@ -29,6 +29,15 @@ FACE_DOWN = 53
 LOC_HIDDEN = 7
 LOC_REMOVED = 8
 
+# where each encoding keeps what (read back by the players' views of an observation)
+TABLEAU_RESERVE = rules.N_COLUMNS * rules.MAX_DEPTH  # 364: after every column's 52 depths
+TABLEAU_REMOVED = TABLEAU_RESERVE + 1  # 365
+TABLEAU_SIZE = TABLEAU_REMOVED + 1  # 366
+CARDS_FACE_DOWN = rules.N_CARDS * 4  # 208: after 4 numbers per card, one per column
+CARDS_RESERVE = CARDS_FACE_DOWN + rules.N_COLUMNS  # 215
+CARDS_REMOVED = CARDS_RESERVE + 1  # 216
+CARDS_SIZE = CARDS_REMOVED + 1  # 217
+
 
 @jit_inline
 def encode_tableau(tab, lens, fd, reserve, meta, out):
@@ -44,8 +53,8 @@ def encode_tableau(tab, lens, fd, reserve, meta, out):
         for d in range(rules.MAX_DEPTH):
             face_up = tab[c, d] + 1 if d < n else EMPTY
             out[base + d] = FACE_DOWN if d < down else face_up
-    out[364] = 0 if meta[rules.M_RESERVE_DEALT] else 3
-    out[365] = meta[rules.M_REMOVED]
+    out[TABLEAU_RESERVE] = 0 if meta[rules.M_RESERVE_DEALT] else 3
+    out[TABLEAU_REMOVED] = meta[rules.M_REMOVED]
 
 
 @jit
@@ -68,9 +77,9 @@ def encode_cards(tab, lens, fd, reserve, meta, out):
             out[i + 1] = d
             out[i + 2] = n - 1 - d
             out[i + 3] = 1
-        out[208 + c] = fd[c]
-    out[215] = 0 if meta[rules.M_RESERVE_DEALT] else 3
-    out[216] = meta[rules.M_REMOVED]
+        out[CARDS_FACE_DOWN + c] = fd[c]
+    out[CARDS_RESERVE] = 0 if meta[rules.M_RESERVE_DEALT] else 3
+    out[CARDS_REMOVED] = meta[rules.M_REMOVED]
 
 
 @jit
@@ -125,12 +134,12 @@ class TableauEncoder(_CompiledEncoder):
     """
 
     def __init__(self) -> None:
-        high = np.full(366, FACE_DOWN, np.int8)
-        high[364] = 3
-        high[365] = 4
-        self.space = spaces.Box(0, high, (366,), np.int8)
+        high = np.full(TABLEAU_SIZE, FACE_DOWN, np.int8)
+        high[TABLEAU_RESERVE] = 3
+        high[TABLEAU_REMOVED] = 4
+        self.space = spaces.Box(0, high, (TABLEAU_SIZE,), np.int8)
 
-    size = 366
+    size = TABLEAU_SIZE
     fill = staticmethod(encode_tableau)
     fused_step = staticmethod(step_tableau)
 
@@ -151,17 +160,17 @@ class CardsEncoder(_CompiledEncoder):
     """
 
     def __init__(self) -> None:
-        high = np.zeros(217, np.int8)
-        high[0:208:4] = LOC_REMOVED
-        high[1:208:4] = 51
-        high[2:208:4] = 51
-        high[3:208:4] = 1
-        high[208:215] = 3
-        high[215] = 3
-        high[216] = 4
-        self.space = spaces.Box(0, high, (217,), np.int8)
+        high = np.zeros(CARDS_SIZE, np.int8)
+        high[0:CARDS_FACE_DOWN:4] = LOC_REMOVED
+        high[1:CARDS_FACE_DOWN:4] = 51
+        high[2:CARDS_FACE_DOWN:4] = 51
+        high[3:CARDS_FACE_DOWN:4] = 1
+        high[CARDS_FACE_DOWN:CARDS_RESERVE] = 3
+        high[CARDS_RESERVE] = 3
+        high[CARDS_REMOVED] = 4
+        self.space = spaces.Box(0, high, (CARDS_SIZE,), np.int8)
 
-    size = 217
+    size = CARDS_SIZE
     fill = staticmethod(encode_cards)
     fused_step = staticmethod(step_cards)
 

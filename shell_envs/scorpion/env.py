@@ -14,13 +14,14 @@ from shell_envs.core.validation import action_index, choice, flag, integer, mapp
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import ENCODERS
-from shell_envs.scorpion.messages import LANGS, message
+from shell_envs.scorpion.messages import LANGS, refusal, refusal_text
 from shell_envs.scorpion.render import render_ansi, render_rgb
+from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState, check_state
 from shell_envs.scorpion.winnable import pick_winnable_seed
 
 DEFAULT_MAX_MOVES = 1000
-RULES = ("classic", "relaxed")
+RULES = RULE_SETS  # the old name, kept for those who import it
 ILLEGAL_ACTIONS = ("reject", "raise")
 REWARDS = ("score", "win")
 _OPTIONS = ("deal", "position", "winnable_only")
@@ -29,8 +30,9 @@ _OPTIONS = ("deal", "position", "winnable_only")
 class ScorpionEnv(gym.Env):
     """Scorpion solitaire with the exact rules and scoring of the original app.
 
-    Actions: ``card_index * 7 + column`` (card index = suit * 13 + rank - 1, suits S, H, D, C;
-    column 0–6) moves that card and everything above it; 364 deals the reserve; with
+    Actions ([`shell_envs.scorpion.actions`][]): ``encode_move(card_index, column)``, that is
+    ``card_index * 7 + column`` (card index = suit * 13 + rank - 1, suits S, H, D, C; column
+    0–6), moves that card and everything above it; 364 deals the reserve; with
     ``allow_undo=True``, 365 undoes the last move.  Use [`action_masks`][] (or
     ``info["action_mask"]``) to see which actions are legal.
     """
@@ -50,7 +52,7 @@ class ScorpionEnv(gym.Env):
         render_mode: str | None = None,
         winnable_only: bool = False,
     ) -> None:
-        self.rules = choice("rules", rules, RULES)
+        self.rules = choice("rules", rules, RULE_SETS)
         self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.allow_undo = flag("allow_undo", allow_undo)
         self.lang = choice("lang", lang, LANGS)
@@ -150,7 +152,7 @@ class ScorpionEnv(gym.Env):
             )
         text = ""
         if code:
-            text = self._message(code, action, a)
+            text = refusal_text(code, s.arrays, action, a, self.lang, self.n_actions)
             if self._raise:
                 raise IllegalMove(text)
         self.message = text
@@ -196,14 +198,8 @@ class ScorpionEnv(gym.Env):
     def explain(self, action: Any) -> str | None:
         """None when ``action`` is legal now, else the message a rejection would give."""
         a = action_index(action, self.n_actions)
-        if not 0 <= a < self.n_actions:
-            return self._message(engine.E_OUT_OF_RANGE, action, a)
-        if self._n_legal == 0:
-            return self._message(
-                engine.E_GAME_OVER if self._state.won else engine.E_NO_MOVES, action, a
-            )
-        code = engine.check_action(*self._state.arrays, a, self.allow_undo)
-        return self._message(code, action, a) if code else None
+        arrays = self._state.arrays
+        return refusal(arrays, action, a, self.n_actions, self.allow_undo, self._n_legal, self.lang)
 
     def position(self) -> dict[str, Any]:
         """The full position: columns (bottom → top), face_down, reserve, removed, score, moves."""
@@ -259,17 +255,6 @@ class ScorpionEnv(gym.Env):
             "code": int(code),
             "deal": -1 if self._deal is None else self._deal,
         }
-
-    def _message(self, code: int, action: Any, a: int) -> str:
-        """The message for check ``code`` of action index ``a``, with its card and column."""
-        if code in (engine.E_OUT_OF_RANGE, engine.E_GAME_OVER, engine.E_NO_MOVES,
-                    engine.E_RESERVE_DEALT) or a >= 364:  # fmt: skip
-            return message(code, self.lang, action=action, last=self.n_actions - 1)
-        card, dest = divmod(a, 7)
-        s = self._state
-        n = int(s.lens[dest])
-        top = int(s.tab[dest, n - 1]) if n else None
-        return message(code, self.lang, action=action, card=card, column=dest + 1, top=top)
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

@@ -1,7 +1,9 @@
 """Why an action is rejected, in English and Hungarian, keyed by the rule engine's check codes.
 
-The two messages of the original app are reproduced exactly: „Üres oszlopra csak király
-kerülhet” and „Szabály: a lapoknak azonos színűnek kell lenniük”.
+The one table of check codes and their messages, and the one way to find a code and word it
+([`refusal`][]), for the single env, the batched env and the GPU env alike.  The two
+messages of the original app are reproduced exactly: „Üres oszlopra csak király kerülhet”
+and „Szabály: a lapoknak azonos színűnek kell lenniük”.
 """
 
 from __future__ import annotations
@@ -10,9 +12,14 @@ import numpy as np
 
 from shell_envs.core.validation import shown
 from shell_envs.scorpion import rules
+from shell_envs.scorpion.actions import RESERVE_ACTION, decode_move_plain
 from shell_envs.scorpion.cards import card_code, card_name
 
 LANGS = ("en", "hu")
+# check codes whose message names no card or column (so do those of the reserve deal and undo)
+WHOLE_GAME_CODES = frozenset(
+    (rules.E_OUT_OF_RANGE, rules.E_GAME_OVER, rules.E_NO_MOVES, rules.E_RESERVE_DEALT)
+)
 
 MESSAGES: dict[str, dict[int, str]] = {
     "en": {
@@ -77,6 +84,49 @@ def message(
     return text[:1].upper() + text[1:]
 
 
+def refusal_code(
+    arrays: tuple[np.ndarray, ...], a: int, n_actions: int, allow_undo: bool, n_legal: int
+) -> int:
+    """The check code of action index ``a`` in the game of ``arrays`` (0: legal), as every env
+    form gives it: out of range first, then a game that has ended (``n_legal`` legal actions,
+    0 once it is won or stuck), then the rules' own check
+    (`shell_envs.scorpion.rules.check_action`)."""
+    if not 0 <= a < n_actions:
+        return rules.E_OUT_OF_RANGE
+    if n_legal == 0:
+        return rules.E_GAME_OVER if arrays[4][rules.M_REMOVED] == 4 else rules.E_NO_MOVES
+    return int(rules.check_action(*arrays, a, allow_undo))
+
+
+def refusal_text(
+    code: int, arrays: tuple[np.ndarray, ...], action: object, a: int, lang: str, n_actions: int
+) -> str:
+    """The message of check ``code`` for ``action`` (index ``a``) in the game of ``arrays``,
+    with the card it moves and the destination column's top card where the code needs them."""
+    if code in WHOLE_GAME_CODES or a >= RESERVE_ACTION:
+        return message(code, lang, action=action, last=n_actions - 1)
+    card, dest = decode_move_plain(a)
+    tab, lens = arrays[0], arrays[1]
+    n = int(lens[dest])
+    top = int(tab[dest, n - 1]) if n else None
+    return message(code, lang, action=action, card=card, column=dest + 1, top=top)
+
+
+def refusal(
+    arrays: tuple[np.ndarray, ...],
+    action: object,
+    a: int,
+    n_actions: int,
+    allow_undo: bool,
+    n_legal: int,
+    lang: str = "en",
+) -> str | None:
+    """Why ``action`` (index ``a``) is refused in the game of ``arrays``, or None when it is
+    legal: [`refusal_code`][] worded by [`refusal_text`][]."""
+    code = refusal_code(arrays, a, n_actions, allow_undo, n_legal)
+    return refusal_text(code, arrays, action, a, lang, n_actions) if code else None
+
+
 def hungarian_article(number: int) -> str:
     """The Hungarian definite article before ``number`` written in digits: ``"az"`` or ``"a"``.
 
@@ -98,7 +148,7 @@ def action_text(action: int) -> str:
     The solver, the hints and the examples all print moves this way, so any printed move
     can be typed back as it is.
     """
-    if action == rules.RESERVE_ACTION:
+    if action == RESERVE_ACTION:
         return "d"
-    card, dest = divmod(int(action), 7)
+    card, dest = decode_move_plain(int(action))
     return f"{card_code(card)} {dest + 1}"

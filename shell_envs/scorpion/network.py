@@ -30,6 +30,7 @@ import numpy as np
 from shell_envs.core import weights
 from shell_envs.core.jit import jit
 from shell_envs.scorpion import rules, search
+from shell_envs.scorpion.actions import decode_move, encode_move
 
 WEIGHTS_FILE = "scorpion_network.npz"
 WEIGHT_NAMES = ("w_linear", "w1", "b1", "w2", "b2", "w_out", "b_out")
@@ -96,7 +97,7 @@ def follow_ups(tab, lens, fd, meta, out):
                 continue
             if card % 13 == 12:
                 if empty >= 0 and (d > 0 or fd[c] > 0):
-                    out[k] = card * 7 + empty
+                    out[k] = encode_move(card, empty)
                     k += 1
                 continue
             for c2 in range(rules.N_COLUMNS):
@@ -105,7 +106,7 @@ def follow_ups(tab, lens, fd, meta, out):
                     continue
                 top = tab[c2, n - 1]
                 if top >= 0 and top % 13 == card % 13 + 1 and (relaxed or top // 13 == card // 13):
-                    out[k] = card * 7 + c2
+                    out[k] = encode_move(card, c2)
                     k += 1
     return k
 
@@ -160,7 +161,7 @@ def move_features(tab, lens, fd, reserve, meta, legal, k, visited, n_visited, fe
             dest_down = 0.0
             dest_len = 0.0
             if a < rules.RESERVE_ACTION:
-                card = a // 7
+                card, dest = decode_move(a)
                 src, start = rules.find_card(tab, lens, card)
                 size = lens[src] - start
                 rank = card % 13 + 1
@@ -168,10 +169,10 @@ def move_features(tab, lens, fd, reserve, meta, legal, k, visited, n_visited, fe
                     below = tab[src, start - 1]
                     if below >= 0 and below == card + 1 and below % 13 != 0:
                         link = 1.0
-                if lens[a % 7] == 0:
+                if lens[dest] == 0:
                     king_to_empty = 1.0
-                dest_down = fd[a % 7] / 3.0
-                dest_len = lens[a % 7] / 13.0
+                dest_down = fd[dest] / 3.0
+                dest_len = lens[dest] / 13.0
             removed = meta[rules.M_REMOVED]
             before_down = down
             points = rules.apply_action(tab, lens, fd, reserve, meta, hist, a)

@@ -1,14 +1,16 @@
 """A plain Scorpion engine and exhaustive search, written from the rules of record alone.
 
-It shares no code with the compiled rules or the solver: no symmetry, no safe moves, no
+It shares no rule code with the compiled rules or the solver: no symmetry, no safe moves, no
 dead-position tests, and the position is kept exactly as it lies (column order included).
 It is slow (tens of thousands of positions a second) and exists to be read in one sitting
 and to check the solver: a win it finds is a win, and a search it exhausts is a loss.
 
 A state is ``(columns, face_down, reserve, removed)``: seven tuples of card indices bottom →
 top, the face-down count of each column, the three reserve cards (``()`` once dealt) and the
-number of removed sequences.  Actions are the env's: ``card * 7 + column``, 364 for the
-reserve deal and, in a `Game` with undo, 365 for undo.
+number of removed sequences.  Actions are the env's, through its codec
+([`shell_envs.scorpion.actions`][]: how moves are numbered is no rule): card moves
+``encode_move(card, column)`` (called uncompiled here), the reserve deal and, in a `Game`
+with undo, undo.
 """
 
 from __future__ import annotations
@@ -17,10 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from shell_envs.scorpion.actions import (
+    N_COLUMNS,
+    RESERVE_ACTION,
+    UNDO_ACTION,
+    decode_move_plain,
+    encode_move_plain,
+)
 from shell_envs.scorpion.cards import parse_card
 
-RESERVE = 364
-UNDO = 365
+RESERVE = RESERVE_ACTION
+UNDO = UNDO_ACTION
 UNDO_MEMORY = 100  # the game remembers the last 100 moves
 KING = 12  # rank index of a king (card % 13); an ace is 0
 
@@ -30,7 +39,7 @@ State = tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int
 def from_position(position: Mapping[str, Any]) -> State:
     """The state of a ``position()``-style dict (columns, face_down, reserve, removed)."""
     columns = tuple(tuple(parse_card(c) for c in col) for col in position["columns"])
-    face_down = tuple(int(n) for n in position.get("face_down", [0] * 7))
+    face_down = tuple(int(n) for n in position.get("face_down", [0] * N_COLUMNS))
     reserve = tuple(parse_card(c) for c in position.get("reserve", []))
     return columns, face_down, reserve, int(position.get("removed", 0))
 
@@ -54,7 +63,7 @@ def legal_actions(state: State, relaxed: bool) -> list[int]:
                     top = target[-1]
                     legal = top % 13 == card % 13 + 1 and (relaxed or top // 13 == card // 13)
                 if legal:
-                    actions.append(card * 7 + dest)
+                    actions.append(encode_move_plain(card, dest))
     if reserve:
         actions.append(RESERVE)
     return actions
@@ -97,7 +106,7 @@ def play(state: State, action: int) -> tuple[State, int]:
             n, p = _receive(columns, face_down, c)
             removed, points = removed + n, points + p
     else:
-        card, dest = divmod(action, 7)
+        card, dest = decode_move_plain(action)
         src = next(c for c, col in enumerate(columns) if card in col)
         depth = columns[src].index(card)
         if columns[dest] and columns[dest][-1] // 13 == card // 13:
@@ -194,7 +203,7 @@ def _ordered(state: State, relaxed: bool) -> list[int]:
     first = {col[face_down[c]] for c, col in enumerate(columns) if 0 < face_down[c] < len(col)}
 
     def key(action: int) -> int:
-        return 2 if action == RESERVE else (0 if action // 7 in first else 1)
+        return 2 if action == RESERVE else (0 if decode_move_plain(action)[0] in first else 1)
 
     return sorted(legal_actions(state, relaxed), key=key)
 

@@ -31,10 +31,12 @@ from shell_envs.scorpion.actions import (
     RESERVE_ACTION,
     UNDO_ACTION,
     decode_move,
+    encode_move,
 )
 
 RULE_SETS = ("classic", "relaxed")  # the rule sets' names, their one home (M_RELAXED 0 / 1)
 MAX_DEPTH = 52
+DEAL_DEPTH = 7  # cards per column in a fresh deal
 SEQUENCE = 13
 HISTORY = 100
 
@@ -185,9 +187,9 @@ def deal(tab, lens, fd, reserve, meta, hist, cards, relaxed):
         meta[M_SLOTS + s] = -1
     meta[M_RELAXED] = 1 if relaxed else 0
     for c in range(N_COLUMNS):
-        for d in range(7):
-            tab[c, d] = cards[c * 7 + d]
-        lens[c] = 7
+        for d in range(DEAL_DEPTH):
+            tab[c, d] = cards[c * DEAL_DEPTH + d]
+        lens[c] = DEAL_DEPTH
         fd[c] = 3 if c < 4 else 0
     for i in range(3):
         reserve[i] = cards[49 + i]
@@ -490,18 +492,18 @@ def _generate(tab, lens, fd, meta, sink, listing):
             if (_KINGS >> card) & 1:
                 for e in range(N_COLUMNS):
                     if (empty >> e) & 1:
-                        k = _emit(sink, listing, k, card * 7 + e)
+                        k = _emit(sink, listing, k, encode_move(card, e))
             elif relaxed:
                 for s in range(4):
                     target = s * 13 + card % 13 + 1
                     if (tops >> target) & 1:
                         o = _owner(col1, col2, col4, target)
                         if o != c:
-                            k = _emit(sink, listing, k, card * 7 + o)
+                            k = _emit(sink, listing, k, encode_move(card, o))
             else:
                 o = _owner(col1, col2, col4, card + 1)
                 if o != c:
-                    k = _emit(sink, listing, k, card * 7 + o)
+                    k = _emit(sink, listing, k, encode_move(card, o))
     if meta[M_RESERVE_DEALT] == 0:
         k = _emit(sink, listing, k, RESERVE_ACTION)
     return k

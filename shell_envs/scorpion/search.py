@@ -15,6 +15,7 @@ import numpy as np
 
 from shell_envs.core.jit import jit
 from shell_envs.scorpion import rules
+from shell_envs.scorpion.actions import decode_move
 
 HIDDEN = -2
 
@@ -75,8 +76,7 @@ def is_pointless(tab, lens, fd, action):
     """
     if action >= rules.RESERVE_ACTION:
         return False
-    card = action // 7
-    dest = action % 7
+    card, dest = decode_move(action)
     if card % 13 != 12 or lens[dest] != 0:
         return False
     src, depth = rules.find_card(tab, lens, card)
@@ -229,8 +229,7 @@ def quick_gain(tab, lens, fd, where, action):
     emptying a column, giving a king a column of its own, opening a same-suit build;
     minus breaking a same-suit link.  The rollouts use it to choose moves quickly.
     """
-    card = action // 7
-    dest = action % 7
+    card, dest = decode_move(action)
     src = where[card] // 64
     depth = where[card] % 64
     gain = 0.0

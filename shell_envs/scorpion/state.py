@@ -172,7 +172,7 @@ def _from_position(position: Mapping[str, Any], relaxed: bool) -> ScorpionState:
             "position['columns'] must be 7 lists of card codes, bottom → top; got "
             f"{_short(columns)}"
         )
-    face_down = position.get("face_down", [0] * 7)
+    face_down = position.get("face_down", [0] * rules.N_COLUMNS)
     if isinstance(face_down, (str, bytes)) or not _is_list(face_down) or len(face_down) != 7:
         raise ValueError(f"position['face_down'] must be 7 counts; got {_short(face_down)}")
     face_down = [

@@ -35,8 +35,9 @@ from shell_envs.scorpion.encoders import (
     encode_cards,
     encode_tableau,
 )
-from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS, RULES
-from shell_envs.scorpion.messages import LANGS, message
+from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS
+from shell_envs.scorpion.messages import LANGS, refusal
+from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
@@ -192,20 +193,11 @@ def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, c
 def explain_action(arrays: tuple[np.ndarray, ...], action: Any, n_actions: int, allow_undo: bool,
                    lang: str) -> str | None:  # fmt: skip
     """Why ``action`` is illegal in the game of ``arrays`` (one game's state arrays), in
-    ``lang``; None when it is legal."""
+    ``lang``; None when it is legal.  The single env's words for the same game
+    ([`refusal`][shell_envs.scorpion.messages.refusal]): a game that has ended says so."""
     a = action_index(action, n_actions)
-    if not 0 <= a < n_actions:
-        return message(engine.E_OUT_OF_RANGE, lang, action=action, last=n_actions - 1)
-    code = engine.check_action(*arrays, a, allow_undo)
-    if code == engine.OK:
-        return None
-    if code in (engine.E_GAME_OVER, engine.E_RESERVE_DEALT) or a >= engine.RESERVE_ACTION:
-        return message(code, lang, action=action, last=n_actions - 1)
-    tab, lens = arrays[0], arrays[1]
-    card, dest = divmod(a, 7)
-    n = int(lens[dest])
-    top = int(tab[dest, n - 1]) if n else None
-    return message(code, lang, action=action, card=card, column=dest + 1, top=top)
+    n_legal = engine.legal_mask(*arrays, allow_undo, np.zeros(n_actions, np.bool_))
+    return refusal(arrays, action, a, n_actions, allow_undo, n_legal, lang)
 
 
 def configure(env: Any, num_envs: int, rules: str, obs_encoder: Any, illegal_action: str,
@@ -213,7 +205,7 @@ def configure(env: Any, num_envs: int, rules: str, obs_encoder: Any, illegal_act
               autoreset_mode: str | AutoresetMode, render_mode: str | None) -> str:  # fmt: skip
     """Check the keywords of a batched Scorpion env and set its options and spaces on ``env``
     (the CPU env and the GPU env alike); returns the name of the autoreset mode."""
-    env.rules = choice("rules", rules, RULES)
+    env.rules = choice("rules", rules, RULE_SETS)
     env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
     env.lang = choice("lang", lang, LANGS)
     env.reward_mode = choice("reward", reward, REWARDS)

@@ -18,13 +18,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-RULES = ("classic", "relaxed")
+from shell_envs.scorpion.rules import RULE_SETS
+
+RULES = RULE_SETS  # the old name, kept for those who import it
 
 
 def _check_rules(rules: str) -> str:
     """Validate a rule-set name."""
-    if rules not in RULES:
-        raise ValueError(f"rules must be one of {RULES}; got {rules!r}")
+    if rules not in RULE_SETS:
+        raise ValueError(f"rules must be one of {RULE_SETS}; got {rules!r}")
     return rules
 
 

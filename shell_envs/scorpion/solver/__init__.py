@@ -1,0 +1,238 @@
+"""Exact solver for full-information ("thoughtful") Scorpion: it sees every hidden card.
+
+A solve spends one node budget (a node is a position met for the first time) in two phases
+over the same compiled move generator:
+
+1. *Probes* look for a win (Relaxed: 90% of the budget; Classic: none, see PROBE_SHARE).
+   Each is a greedy best-first search of ``PROBE_NODES`` nodes that expands the open
+   position of best `evaluate` (removed sequences, face-down cards, runs built on
+   kings, same-suit links, empty columns).  The first probe follows the evaluation alone;
+   every later one adds a noise drawn from the position's hash and the probe number, so
+   restarts explore differently but deterministically.  A probe whose open list empties has
+   seen every reachable position: a proof of loss.
+2. The *exhaustive search*, a depth-first search with an explicit stack, proves losses.  A
+   transposition table (open addressing over 64-bit canonical Zobrist hashes, growing as it
+   fills) holds every position met, so none is searched twice; because the question is
+   plain reachability of a won position, exhausting it without a win proves the deal lost.
+   (Two positions with one 64-bit hash would be merged: for 20 million nodes the chance is
+   about 1 in 100,000; every verdict can be re-checked, see below.)
+
+The prunings (each can be switched off, ``solve(..., disable=[...])``, see PRUNINGS) never
+make a winnable position lost.  Two facts of these rules carry the arguments: under Classic a
+card moves as the first card of a block only onto its successor (a king: onto an empty
+column), and a complete sequence is removed only when its column *receives* cards, so one
+uncovered by moving cards off it, or formed under other cards and then uncovered, stays
+standing; nothing can be placed on its ace, so it leaves only when it is moved (its king to
+an empty column, or a card under the king carrying it), and then it is removed at once.
+
+- ``symmetry``: the hash ignores the order of interchangeable columns (columns 4–7 before the
+  reserve deal, all seven after it; columns 1–3 differ before the deal because each receives
+  its own reserve card).  Permuting such columns permutes the legal moves and the receiving
+  columns alike, so positions that differ by the permutation are won or lost together.
+- ``king_base``: a whole column (a face-up king at its bottom) moved to an interchangeable
+  empty column gives the same position with two columns swapped, so it is not generated;
+  *except* when the column's top 13 cards are a complete sequence, which the receiving column
+  then removes.  (The earlier rule skipped that move too, and lost every win that needs it:
+  a standing sequence on a king at the bottom of its column can only be removed so.)
+- ``king_one_empty``: a king goes to one of several interchangeable empty columns (the
+  results are the same position up to that permutation).
+- dead positions get no moves: Classic ``cyclic`` (`_cyclic`: moves every win needs
+  must wait for each other in a cycle, or a face-down card lies under its own predecessor);
+  Relaxed ``stuck`` (`_stuck`: face-down cards whose blockers can never move) and
+  ``starved`` (`_starved_card`: a card that must move finds every card one rank higher
+  taken).  Each docstring says why; [`dead_reason`][] says which cards, for a player.
+- ``safe_move`` (Classic, reserve dealt, `_safe_move`): a non-king card ``X`` whose
+  column holds, from ``X`` up to its top, a same-suit run down to the ace, goes onto ``X + 1``
+  (a top card elsewhere) as the only child.
+
+Why the safe move keeps every win.  Let M be that move and L a winning line.  ``X`` is not on
+``X + 1`` and must lie on it when its suit is removed, so M is in L (under Classic only M puts
+``X`` there).  Play M first and then L without M.  Before M in L, the block ``B`` of ``X`` (the
+run down to the ace) is inert: nothing lands on an ace, and each card of ``B`` lies on its
+successor, the one place it could move to.  So the moves of L before M touch ``B`` only by
+carrying it (the card ``Y`` under ``X``, or one lower, moves and ``B`` rides along), and after
+M they do the same without ``B``; every move stays legal, since legality depends only on the
+block's first card and the destination's top, and no top changes except where ``B`` lay (an
+ace, which receives nothing) and on ``X + 1``, on which nothing but ``X`` can be placed (a
+card lying under ``X + 1`` that carries it moves onto its own successor, not onto ``B``).
+Removals: ``B`` holds no king, so it never holds a complete sequence of its own, and a
+complete sequence needs ``X`` on ``X + 1``; the receiving checks of L that see ``B`` on top
+therefore remove nothing, and M removes in both lines whatever it completes.  What M does
+early is uncover the card under ``X`` (or empty the column) sooner, which only adds moves,
+and perhaps remove a sequence sooner (a carry of ``X + 1``, now with ``B`` on it, or of ``Y``,
+now without ``B``, can complete one where it lands, which L completes under ``B`` or at M):
+such a sequence would only stand in L until moved, and a standing sequence is only ever
+moved and then removed at once, so every later move of L keeps an equal or no counterpart.
+So after M a win of at most ``|L| - 1`` moves remains, and by induction on the length of the
+shortest win the pruned search still reaches a win.  Relaxed has no safe move: a card can
+leave its successor.  (A second rule, ``X`` carrying any cards onto a king-based same-suit run
+ending in ``X + 1``, was dropped: its block can hold a complete sequence left standing, which
+only moving ``X`` onto ``X + 1`` later would remove, so playing it early can lose the win.)
+
+The independent check: `shell_envs.scorpion.reference` is a plain engine and exhaustive
+search written from the rules alone; the tests run it against the solver (every pruning and
+each one switched off) on positions along winning lines, constructed end games and random
+play, and check that the solver's own move generator with every pruning off makes exactly
+the reference's moves.  ``shell-envs solve --check`` re-checks any one verdict, and
+``benchmarks/scorpion_soundness.py`` re-checks the shipped ones.
+The search runs in node quotas and keeps its stack between calls, so a clock can stop it
+while a node budget alone keeps verdicts deterministic.
+
+The package has one module per part: `shell_envs.scorpion.solver.kernel` (the compiled
+search), `shell_envs.scorpion.solver.api` (the Python API: [`solve`][], its results,
+[`dead_reason`][]) and `shell_envs.scorpion.solver.text` (what ``shell-envs solve`` prints).
+Every public name is importable from here, as from the one module the solver used to be.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from shell_envs.scorpion.messages import action_text
+from shell_envs.scorpion.solver import api, kernel, text
+from shell_envs.scorpion.solver.api import (
+    DEFAULT_MAX_NODES,
+    LOST,
+    MAX_DEPTH,
+    MAX_NODES_LIMIT,
+    PROBE_SHARE,
+    QUOTA_WITH_CLOCK,
+    RULES,
+    TABLE_MIN_BITS,
+    UNKNOWN,
+    WON,
+    Outcome,
+    SolveResult,
+    dead_reason,
+    solve,
+    solve_children,
+    solve_quick,
+)
+from shell_envs.scorpion.solver.kernel import (
+    C_DEPTH,
+    C_MAXDEPTH,
+    C_NODES,
+    C_OVERFLOW,
+    C_STATUS,
+    EVAL_WEIGHTS,
+    MAX_BRANCH,
+    O_DEALT,
+    O_FD,
+    O_LENS,
+    O_REMOVED,
+    O_RES,
+    P_CYCLIC,
+    P_KING_BASE,
+    P_KING_ONE_EMPTY,
+    P_SAFE_MOVE,
+    P_STARVED,
+    P_STUCK,
+    P_SYMMETRY,
+    PACK,
+    PROBE_NODES,
+    PROBE_NOISE,
+    PRUNE_ALL,
+    PRUNINGS,
+    ROW,
+    S_LOST,
+    S_RUNNING,
+    S_WON,
+    ZOBRIST,
+    apply_packed,
+    evaluate,
+    gen_moves,
+    load_row,
+    pack_row,
+    position_hash,
+    probe,
+    search_init,
+    search_run,
+    tt_insert,
+    tt_rehash,
+    unpack_row,
+)
+from shell_envs.scorpion.solver.text import (
+    check_deal_codes,
+    read_deal_file,
+    read_position_file,
+    solve_command,
+)
+
+__all__ = [
+    "C_DEPTH",
+    "C_MAXDEPTH",
+    "C_NODES",
+    "C_OVERFLOW",
+    "C_STATUS",
+    "DEFAULT_MAX_NODES",
+    "EVAL_WEIGHTS",
+    "LOST",
+    "MAX_BRANCH",
+    "MAX_DEPTH",
+    "MAX_NODES_LIMIT",
+    "O_DEALT",
+    "O_FD",
+    "O_LENS",
+    "O_REMOVED",
+    "O_RES",
+    "Outcome",
+    "PACK",
+    "PROBE_NODES",
+    "PROBE_NOISE",
+    "PROBE_SHARE",
+    "PRUNE_ALL",
+    "PRUNINGS",
+    "P_CYCLIC",
+    "P_KING_BASE",
+    "P_KING_ONE_EMPTY",
+    "P_SAFE_MOVE",
+    "P_STARVED",
+    "P_STUCK",
+    "P_SYMMETRY",
+    "QUOTA_WITH_CLOCK",
+    "ROW",
+    "RULES",
+    "S_LOST",
+    "S_RUNNING",
+    "S_WON",
+    "SolveResult",
+    "TABLE_MIN_BITS",
+    "UNKNOWN",
+    "WON",
+    "ZOBRIST",
+    "action_text",
+    "apply_packed",
+    "check_deal_codes",
+    "dead_reason",
+    "evaluate",
+    "gen_moves",
+    "load_row",
+    "pack_row",
+    "position_hash",
+    "probe",
+    "read_deal_file",
+    "read_position_file",
+    "search_init",
+    "search_run",
+    "solve",
+    "solve_children",
+    "solve_command",
+    "solve_quick",
+    "tt_insert",
+    "tt_rehash",
+    "unpack_row",
+]
+
+
+def __getattr__(name: str) -> object:
+    """A private name of the old single module (``solver._cyclic``), from the part that holds
+    it now, with a ``DeprecationWarning`` naming that part."""
+    for part in (kernel, api, text):
+        if name.startswith("_") and name in vars(part):
+            warnings.warn(
+                f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{name}",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            return vars(part)[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
