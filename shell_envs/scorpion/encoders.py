@@ -30,10 +30,16 @@ LOC_HIDDEN = 7
 LOC_REMOVED = 8
 
 # where each encoding keeps what (read back by the players' views of an observation)
-TABLEAU_RESERVE = rules.N_COLUMNS * rules.MAX_DEPTH  # 364: after every column's 52 depths
+# "tableau": [c * MAX_DEPTH + d] the card at column c, depth d; the reserve count; removals
+TABLEAU_CELLS = rules.N_COLUMNS * rules.MAX_DEPTH  # 364
+TABLEAU_RESERVE = TABLEAU_CELLS  # 364: after every column's 52 depths
 TABLEAU_REMOVED = TABLEAU_RESERVE + 1  # 365
 TABLEAU_SIZE = TABLEAU_REMOVED + 1  # 366
-CARDS_FACE_DOWN = rules.N_CARDS * 4  # 208: after 4 numbers per card, one per column
+# "cards": CARD_FIELDS numbers per card (location, depth, cards above, face up); then each
+# column's face-down count, the reserve count and the sequences removed
+CARD_LOCATION, CARD_DEPTH, CARD_ABOVE, CARD_FACE_UP = range(4)
+CARD_FIELDS = 4
+CARDS_FACE_DOWN = rules.N_CARDS * CARD_FIELDS  # 208: after 4 numbers per card, one per column
 CARDS_RESERVE = CARDS_FACE_DOWN + rules.N_COLUMNS  # 215
 CARDS_REMOVED = CARDS_RESERVE + 1  # 216
 CARDS_SIZE = CARDS_REMOVED + 1  # 217
@@ -61,22 +67,23 @@ def encode_tableau(tab, lens, fd, reserve, meta, out):
 def encode_cards(tab, lens, fd, reserve, meta, out):
     """Fill ``out`` (217) with the per-card view described by [`CardsEncoder`][]."""
     for card in range(rules.N_CARDS):
-        out[card * 4] = LOC_HIDDEN
-        out[card * 4 + 1] = 0
-        out[card * 4 + 2] = 0
-        out[card * 4 + 3] = 0
+        i = card * CARD_FIELDS
+        out[i + CARD_LOCATION] = LOC_HIDDEN
+        out[i + CARD_DEPTH] = 0
+        out[i + CARD_ABOVE] = 0
+        out[i + CARD_FACE_UP] = 0
     for s in range(int(meta[rules.M_REMOVED])):
         suit = int(meta[rules.M_SLOTS + s])
         for r in range(13):
-            out[(suit * 13 + r) * 4] = LOC_REMOVED
+            out[(suit * 13 + r) * CARD_FIELDS + CARD_LOCATION] = LOC_REMOVED
     for c in range(rules.N_COLUMNS):
         n = int(lens[c])
         for d in range(int(fd[c]), n):
-            i = int(tab[c, d]) * 4
-            out[i] = c
-            out[i + 1] = d
-            out[i + 2] = n - 1 - d
-            out[i + 3] = 1
+            i = int(tab[c, d]) * CARD_FIELDS
+            out[i + CARD_LOCATION] = c
+            out[i + CARD_DEPTH] = d
+            out[i + CARD_ABOVE] = n - 1 - d
+            out[i + CARD_FACE_UP] = 1
         out[CARDS_FACE_DOWN + c] = fd[c]
     out[CARDS_RESERVE] = 0 if meta[rules.M_RESERVE_DEALT] else 3
     out[CARDS_REMOVED] = meta[rules.M_REMOVED]

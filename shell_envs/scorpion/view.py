@@ -17,11 +17,21 @@ import numpy as np
 
 from shell_envs.scorpion import rules, search
 from shell_envs.scorpion.actions import N_ACTIONS, N_ACTIONS_UNDO, N_CARDS, N_COLUMNS, UNDO_ACTION
-from shell_envs.scorpion.encoders import (
+from shell_envs.scorpion.encoders import (  # the layouts' one home: the encoders
+    CARD_DEPTH,
+    CARD_FACE_UP,
+    CARD_FIELDS,
+    CARD_LOCATION,
+    CARDS_FACE_DOWN,
+    CARDS_REMOVED,
+    CARDS_RESERVE,
     EMPTY,
     FACE_DOWN,
     LOC_HIDDEN,
     LOC_REMOVED,
+    TABLEAU_CELLS,
+    TABLEAU_REMOVED,
+    TABLEAU_RESERVE,
     CardsEncoder,
     TableauEncoder,
 )
@@ -35,18 +45,6 @@ __all__ = [
 ]
 
 HIDDEN = search.HIDDEN
-# the "tableau" layout: [c * MAX_DEPTH + d] the card at column c, depth d; then the reserve
-# count and the sequences removed
-TABLEAU_CELLS = N_COLUMNS * rules.MAX_DEPTH
-TABLEAU_RESERVE = TABLEAU_CELLS
-TABLEAU_REMOVED = TABLEAU_CELLS + 1
-# the "cards" layout: CARD_FIELDS entries per card (location, depth, above, face up); then the
-# face-down count of each column, the reserve count and the sequences removed
-CARD_LOCATION, CARD_DEPTH, CARD_ABOVE, CARD_FACE_UP = range(4)
-CARD_FIELDS = 4
-CARDS_FACE_DOWN = N_CARDS * CARD_FIELDS
-CARDS_RESERVE = CARDS_FACE_DOWN + N_COLUMNS
-CARDS_REMOVED = CARDS_RESERVE + 1
 
 
 @dataclass(frozen=True, eq=False)
