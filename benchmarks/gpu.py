@@ -5,8 +5,7 @@ Measures, with random legal moves every step (observations and masks for both pl
 - What the Shell on the GPU at N = 8,192, 65,536 and 262,144: ``planes_uint8`` and float32
   ``planes`` with struct-of-arrays state, and ``planes_uint8`` with the naive game-major
   state for comparison (actions drawn on the device by ``sample_actions``);
-- Scorpion on the GPU (its observation and mask), when ``shell_envs.scorpion.gpu`` provides
-  ``scorpion_gpu_rows``;
+- Scorpion on the GPU (its observation and mask; ``shell_envs.bench.gpu.scorpion_gpu_rows``);
 - our CPU batched envs at N = 16,384 on 2 threads and on all threads of this machine
   (``numba.set_num_threads``; compiled samplers);
 - pgx ``connect_four``, ``othello`` and ``go_9x9`` on the same GPU when pgx is importable,
@@ -83,7 +82,7 @@ def what_the_shell_gpu(sizes, seconds, repeats) -> list[dict[str, Any]]:
 
 
 def scorpion_gpu(sizes, seconds, repeats) -> list[dict[str, Any]]:
-    """Scorpion's GPU rows, from ``shell_envs.scorpion.gpu.scorpion_gpu_rows``."""
+    """Scorpion's GPU rows, from ``shell_envs.bench.gpu.scorpion_gpu_rows``."""
     from shell_envs.bench.gpu import scorpion_gpu_rows
 
     rows = scorpion_gpu_rows(sizes=sizes, seconds=seconds, repeats=repeats)

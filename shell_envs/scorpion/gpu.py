@@ -39,7 +39,7 @@ from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion import vector
 from shell_envs.scorpion.env import DEFAULT_MAX_MOVES
 
-__all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures", "scorpion_gpu_rows"]
+__all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures"]
 
 LAYOUTS = ("soa", "game_major")
 DRAW_AHEAD = vector.DRAW_AHEAD
@@ -619,23 +619,3 @@ def _fresh_state(name: str, n: int, layout: str) -> np.ndarray:
     one = dict(zip(STATE, engine.new_arrays(), strict=True))[name]
     rows = np.repeat(one[None], n, axis=0)
     return np.ascontiguousarray(np.moveaxis(rows, 0, -1)) if layout == "soa" else rows
-
-
-def scorpion_gpu_rows(
-    sizes: Sequence[int] = (8192, 65536, 262144),
-    seconds: float = 2.0,
-    repeats: int = 3,
-    layouts: Sequence[str] = LAYOUTS,
-    obs_encoder: str = "tableau",
-) -> list[dict[str, Any]]:
-    """Scorpion's rows for ``benchmarks/gpu.py``: steps/s of the GPU env with its observation
-    and mask, random legal actions drawn on the device, for each batch size and layout
-    (`shell_envs.bench.gpu.gpu_env_rows`: medians of ``repeats`` runs of about
-    ``seconds``, each ending with a device synchronisation)."""
-    from shell_envs.bench.gpu import gpu_env_rows
-
-    def make(n: int, layout: str) -> ScorpionGpuVectorEnv:
-        return ScorpionGpuVectorEnv(n, obs_encoder=obs_encoder, layout=layout)
-
-    workload = f"Scorpion GPU env ({obs_encoder} observation + mask)"
-    return gpu_env_rows(make, workload, sizes, layouts, seconds, repeats)

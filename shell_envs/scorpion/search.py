@@ -3,7 +3,7 @@
 Every move here is played by the rules engine (`shell_envs.scorpion.rules`), on copies
 of the state arrays; nothing in this module restates a rule.  The agents work on a *view*:
 the rule arrays with every face-down and reserve card replaced by `HIDDEN` (see
-`shell_envs.agents.scorpion.ScorpionView`).  The functions below accept a view or a
+[`shell_envs.scorpion.view.ScorpionView`][]).  The functions below accept a view or a
 full state; `fill_hidden` turns a view into one full state consistent with it
 (a *determinization*), which is how the lookahead agent searches without ever seeing the
 real hidden cards.

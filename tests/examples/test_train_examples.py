@@ -14,9 +14,9 @@ pytest.importorskip("sb3_contrib", reason="the training examples need the train 
 from click.testing import CliRunner
 
 from shell_envs.agents import make_agent
+from shell_envs.bench.evaluation import play_match
 from shell_envs.bench.patience import play_deal
 from shell_envs.cli import main
-from shell_envs.bench.evaluation import play_match
 from shell_envs.integrations.sb3 import load_agent
 from tests.examples.helpers import load_example
 
