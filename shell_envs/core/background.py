@@ -10,7 +10,7 @@ every call runs compiled.  So the first ``reset`` and ``step`` come at once, and
 that ends before the compile does leaves a full cache for the next run.
 
 How: every compiled rule function gets a hook on numba's compile-on-first-call path
-([`tiered`][], through [`shell_envs.core.numba_patches.hook_compile`][]), the only path a
+([`tiered`][], through ``shell_envs.core.numba_patches.hook_compile``), the only path a
 call from Python with new argument types takes; calls that find machine code, and compiled
 code calling compiled code, never pass through it.
 
@@ -249,7 +249,7 @@ def tiered(dispatcher: Any) -> Any:
     """Hook ``dispatcher`` (a numba dispatcher; anything else is returned as it is) so that a
     call from Python that would compile runs the plain function while a background compile
     covers its module, or while another plain rule call is in progress (the compile hook:
-    [`shell_envs.core.numba_patches.hook_compile`][])."""
+    ``shell_envs.core.numba_patches.hook_compile``)."""
     return hook_compile(dispatcher, lambda compile_for_args: _tier(dispatcher, compile_for_args))
 
 

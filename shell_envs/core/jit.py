@@ -6,9 +6,9 @@ the solver all run the same machine code.  ``NUMBA_DISABLE_JIT=1`` turns every o
 into plain Python for debugging and coverage.
 
 Compiled code is cached on disk, in a folder named after a fingerprint of every module
-that compiles code ([`cache_dir`][], from [`shell_envs.core.compile_cache`][]), so stale
-code never runs.  Importing this module applies the project's patches of numba's internals
-([`shell_envs.core.numba_patches`][]): a damaged cache file is removed and its function
+that compiles code ([`cache_dir`][], from ``shell_envs.core.compile_cache``), so stale code
+never runs.  Importing this module applies the project's patches of numba's internals
+(``shell_envs.core.numba_patches``): a damaged cache file is removed and its function
 compiled again (one warning), and inlining skips numba's defensive copies.
 """
 
