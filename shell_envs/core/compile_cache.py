@@ -4,7 +4,7 @@ Numba's own cache checks only the file a function is defined in, so a function t
 rules from another module could keep running stale code after an edit or an upgrade.  The
 cache therefore lives in a folder named after a fingerprint of the contents of every package
 module that compiles code, and of the modules that decide how it compiles
-([`shell_envs.core.jit`][], [`shell_envs.core.numba_patches`][]): change any of them and
+([`shell_envs.core.jit`][], ``shell_envs.core.numba_patches``): change any of them and
 everything is compiled afresh (plain-Python modules do not count).  Without a usable home
 directory the cache moves to the temporary directory (one warning).
 

@@ -23,12 +23,8 @@ from shell_envs.core import numba_patches
 from shell_envs.core.background import tiered
 from shell_envs.core.compile_cache import cache_dir, compile_notice, is_cached
 from shell_envs.core.numba_patches import (  # noqa: F401  (their former home, kept working)
-    _discard_cache_files,
-    _fresh_ir_inliner,
     _inline_fresh_ir,
-    _load_overload_or_recompile,
     _numba_inline_function,
-    _SharedBlocks,
     inline_without_copies,
 )
 

@@ -16,7 +16,7 @@ it fails there with a message naming the patch instead of somewhere deep in a co
 
 [`apply`][] applies the process-wide ones; [`shell_envs.core.jit`][] calls it on import.
 The compile hook is applied per dispatcher ([`shell_envs.core.background.tiered`][]) and
-the inliner of numba-cuda when that is first imported ([`shell_envs.core.cuda`][]).
+the inliner of numba-cuda when that is first imported (``shell_envs.core.cuda``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,13 @@ from typing import Any
 from numba.core import caching, inline_closurecall
 from numba.core.dispatcher import OmittedArg
 
-__all__ = ["apply", "hook_compile", "inline_without_copies", "plain_function"]
+__all__ = [
+    "apply",
+    "hook_compile",
+    "inline_without_copies",
+    "plain_function",
+    "recover_damaged_cache",
+]
 
 # -- the cache recovery: numba.core.caching.Cache.load_overload ------------------------------
 
