@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from shell_envs.cli import main
-from shell_envs.core import jit
+from shell_envs.core import compile_cache as jit  # is_cached, compile_notice, cache_dir
 
 PROBE = """
 import io

@@ -10,8 +10,9 @@ every call runs compiled.  So the first ``reset`` and ``step`` come at once, and
 that ends before the compile does leaves a full cache for the next run.
 
 How: every compiled rule function gets a hook on numba's compile-on-first-call path
-([`tiered`][]), the only path a call from Python with new argument types takes; calls that
-find machine code, and compiled code calling compiled code, never pass through it.
+([`tiered`][], through ``shell_envs.core.numba_patches.hook_compile``), the only path a
+call from Python with new argument types takes; calls that find machine code, and compiled
+code calling compiled code, never pass through it.
 
 ``SHELL_ENVS_BACKGROUND_COMPILE=0`` switches this off (compile in the foreground, as the
 command-line tools do); [`wait`][] blocks until the background compiles are done.
@@ -38,7 +39,9 @@ except ImportError:  # Windows: no cross-process lock, each process compiles its
     fcntl = None  # type: ignore[assignment]
 
 import numba
-from numba.core.dispatcher import OmittedArg
+
+from shell_envs.core.compile_cache import compile_notice, is_cached
+from shell_envs.core.numba_patches import hook_compile, plain_function
 
 __all__ = ["ENV_VAR", "enabled", "pending", "start", "tiered", "wait"]
 
@@ -177,8 +180,6 @@ def start(
     environment of the same kind waits for the first one's compile.  Prints one line when it
     starts one; returns whether anything is now compiling in the background.
     """
-    from shell_envs.core.jit import compile_notice, is_cached
-
     if not enabled() or getattr(sys, "frozen", False) or is_cached(*entry_points):
         return False
     key = _key(entry, payload)
@@ -230,15 +231,6 @@ def wait(timeout: float | None = None) -> bool:
     return done
 
 
-def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` taking numba's stand-ins for omitted arguments (their default values)."""
-
-    def call(*args: Any) -> Any:
-        return fn(*[a.value if isinstance(a, OmittedArg) else a for a in args])
-
-    return call
-
-
 def _entered(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` counted as a plain-Python rule call in progress, so that the rule functions it
     calls run as plain Python too (whichever module they are in)."""
@@ -256,14 +248,16 @@ def _entered(fn: Callable[..., Any]) -> Callable[..., Any]:
 def tiered(dispatcher: Any) -> Any:
     """Hook ``dispatcher`` (a numba dispatcher; anything else is returned as it is) so that a
     call from Python that would compile runs the plain function while a background compile
-    covers its module, or while another plain rule call is in progress."""
-    compile_for_args = getattr(dispatcher, "_compile_for_args", None)
-    if compile_for_args is None:
-        return dispatcher
+    covers its module, or while another plain rule call is in progress (the compile hook:
+    ``shell_envs.core.numba_patches.hook_compile``)."""
+    return hook_compile(dispatcher, lambda compile_for_args: _tier(dispatcher, compile_for_args))
+
+
+def _tier(dispatcher: Any, compile_for_args: Callable[..., Any]) -> Callable[..., Any]:
+    """What ``dispatcher`` calls instead of numba's ``compile_for_args``: the plain function
+    while its module's compile is pending or a plain rule call is in progress, else that."""
     module = dispatcher.py_func.__module__
-    plain = dispatcher.py_func
-    if plain.__defaults__:
-        plain = _unwrap(plain)
+    plain = plain_function(dispatcher)
     outermost = _entered(plain)
 
     def compile_or_run_plain(*args: Any, **kws: Any) -> Any:
@@ -276,8 +270,7 @@ def tiered(dispatcher: Any) -> Any:
                     return outermost
         return compile_for_args(*args, **kws)
 
-    dispatcher._compile_for_args = compile_or_run_plain
-    return dispatcher
+    return compile_or_run_plain
 
 
 _CHILD = """

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from shell_envs.core.jit import inline_without_copies
+from shell_envs.core.numba_patches import inline_without_copies
 
 __all__ = [
     "INSTALL",
