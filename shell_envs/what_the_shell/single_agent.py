@@ -12,7 +12,7 @@ import importlib
 import warnings
 from typing import Any
 
-_NEW_HOME = "shell_envs.agents.single_agent"
+_NEW_HOME = "shell_envs.agents.single_agent"  # tests/test_layers.py allows this one import
 
 
 def __getattr__(name: str) -> Any:
@@ -24,4 +24,4 @@ def __getattr__(name: str) -> Any:
         DeprecationWarning,
         stacklevel=2,
     )
-    return getattr(importlib.import_module(_NEW_HOME), name)
+    return getattr(importlib.import_module("shell_envs.agents.single_agent"), name)
