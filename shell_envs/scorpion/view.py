@@ -3,9 +3,9 @@
 Scorpion hides cards: 12 face down and 3 in the reserve.  A view is the position with those
 cards masked out (`HIDDEN`) and the list of cards whose place is unknown.  It is built from
 a full state, an env, or an observation of the built-in encoders
-([`shell_envs.scorpion.encoders`][]); the decoder reads the encoders' layouts from the
-constants below, derived from the rules and the encoders, so that the layout has one home.
-The agents ([`shell_envs.agents.scorpion`][]) decide from views only.
+([`shell_envs.scorpion.encoders`][]); the decoder reads the layouts from the encoders'
+own constants, their one home.  The agents (`shell_envs.agents.scorpion`) decide from views
+only.
 """
 
 from __future__ import annotations

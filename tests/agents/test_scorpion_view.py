@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import shell_envs  # noqa: F401  (registers the env)
-from shell_envs.scorpion import rules, view
+from shell_envs.scorpion import encoders, rules, view
 from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
 from shell_envs.scorpion.state import ScorpionState
 from shell_envs.scorpion.view import HIDDEN, ScorpionView
@@ -58,20 +58,21 @@ def test_decoded_observation_is_the_env_state(encoder: str, rule: str) -> None:
 
 
 def test_layout_constants_are_the_encoders_layout() -> None:
+    assert view.TABLEAU_RESERVE is encoders.TABLEAU_RESERVE  # the view reads the one home
     state = ScorpionState.from_number(5)
     tableau, cards = TableauEncoder(), CardsEncoder()
-    assert tableau.space.shape == (view.TABLEAU_REMOVED + 1,) == (TableauEncoder.size,)
-    assert cards.space.shape == (view.CARDS_REMOVED + 1,) == (CardsEncoder.size,)
+    assert tableau.space.shape == (encoders.TABLEAU_REMOVED + 1,) == (TableauEncoder.size,)
+    assert cards.space.shape == (encoders.CARDS_REMOVED + 1,) == (CardsEncoder.size,)
     t, k = tableau.encode(state), cards.encode(state)
-    assert t[view.TABLEAU_RESERVE] == k[view.CARDS_RESERVE] == 3
-    assert t[view.TABLEAU_REMOVED] == k[view.CARDS_REMOVED] == 0
-    assert np.array_equal(k[view.CARDS_FACE_DOWN : view.CARDS_RESERVE], state.fd)
+    assert t[encoders.TABLEAU_RESERVE] == k[encoders.CARDS_RESERVE] == 3
+    assert t[encoders.TABLEAU_REMOVED] == k[encoders.CARDS_REMOVED] == 0
+    assert np.array_equal(k[encoders.CARDS_FACE_DOWN : encoders.CARDS_RESERVE], state.fd)
     top = int(state.tab[0, int(state.lens[0]) - 1])
     assert t[int(state.lens[0]) - 1] == top + 1
-    assert k[top * view.CARD_FIELDS + view.CARD_FACE_UP] == 1
-    assert k[top * view.CARD_FIELDS + view.CARD_LOCATION] == 0
-    assert k[top * view.CARD_FIELDS + view.CARD_DEPTH] == int(state.lens[0]) - 1
-    assert k[top * view.CARD_FIELDS + view.CARD_ABOVE] == 0
+    assert k[top * encoders.CARD_FIELDS + encoders.CARD_FACE_UP] == 1
+    assert k[top * encoders.CARD_FIELDS + encoders.CARD_LOCATION] == 0
+    assert k[top * encoders.CARD_FIELDS + encoders.CARD_DEPTH] == int(state.lens[0]) - 1
+    assert k[top * encoders.CARD_FIELDS + encoders.CARD_ABOVE] == 0
 
 
 @pytest.mark.parametrize(
