@@ -31,7 +31,7 @@ from shell_envs.what_the_shell.encoders import (
     _fill,
 )
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
-from shell_envs.what_the_shell.position import cell_name
+from shell_envs.what_the_shell.position import describe_illegal
 from shell_envs.what_the_shell.state import GameState
 
 OTHER, PLANES, PLANES_UINT8 = -1, 0, 1  # encoders the kernel fills itself
@@ -218,11 +218,7 @@ def raise_if_illegal(
         bad = np.flatnonzero(live & ~(in_range & empty))
         if bad.size:
             i = int(bad[0])
-            why = (
-                f"cell {cell_name(acts[i])} ({int(acts[i])}) is occupied"
-                if in_range[i]
-                else f"action {int(acts[i])} is out of range 0-80"
-            )
+            why = describe_illegal(board[i], int(acts[i]))  # the single env's words
             raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
 
 

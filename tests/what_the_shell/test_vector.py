@@ -131,3 +131,27 @@ def test_observation_buffers_are_recycled_once_released():
         del previous
         env.reset()
     assert len(env._pools[0]) <= 3  # released arrays came back instead of new ones
+
+
+@pytest.mark.parametrize(
+    ("white", "words"),
+    [
+        (0, "cell a1 (0) is occupied by a black turtle"),
+        (3, "cell d1 (3) is occupied by a white turtle"),
+        (81, "action 81 is out of range: actions are cell indices 0-80 (a1=0 ... i9=80)"),
+        (-1, "action -1 is out of range: actions are cell indices 0-80 (a1=0 ... i9=80)"),
+    ],
+)
+def test_batch_and_single_refuse_with_the_same_words(white, words):
+    single = what_the_shell_v0.parallel_env(illegal_action="raise")
+    single.reset(seed=0)
+    single.step({"black": 0, "white": 3})
+    with pytest.raises(IllegalMove) as refused:
+        single.step({"black": 10, "white": white})
+    assert str(refused.value) == f"white: {words}"
+    batch = what_the_shell_v0.vector_env(2, illegal_action="raise")
+    batch.reset(seed=0)
+    batch.step({"black": np.array([0, 0]), "white": np.array([3, 3])})
+    with pytest.raises(IllegalMove) as refused:
+        batch.step({"black": np.array([10, 10]), "white": np.array([4, white])})
+    assert str(refused.value) == f"game 1, white: {words} (1 illegal in all)"
