@@ -12,7 +12,7 @@ from shell_envs.core.jit import jit_inline
 SIZE = 9
 CELLS = SIZE * SIZE  # the actions 0–80
 
-__all__ = ["CELLS", "SIZE", "cell_at", "cell_at_py", "row_col", "row_col_py"]
+__all__ = ["CELLS", "SIZE", "cell_at", "cell_at_plain", "row_col", "row_col_plain"]
 
 
 @jit_inline
@@ -29,5 +29,5 @@ def row_col(cell):
 
 # The same pair as plain Python, for tables built at import: calling the compiled pair from
 # Python compiles it first, which import time should not pay.
-cell_at_py = getattr(cell_at, "py_func", cell_at)
-row_col_py = getattr(row_col, "py_func", row_col)
+cell_at_plain = getattr(cell_at, "py_func", cell_at)
+row_col_plain = getattr(row_col, "py_func", row_col)

@@ -22,7 +22,7 @@ import numpy as np
 
 from shell_envs.core.jit import jit
 from shell_envs.what_the_shell import network, rules
-from shell_envs.what_the_shell.actions import cell_at_py
+from shell_envs.what_the_shell.actions import cell_at_plain
 
 WINDOW = 5
 
@@ -46,7 +46,7 @@ def _windows() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
                 cells = [(r + dr * k, c + dc * k) for k in range(WINDOW)]
                 if all(0 <= rr < rules.SIZE and 0 <= cc < rules.SIZE for rr, cc in cells):
-                    windows.append([cell_at_py(rr, cc) for rr, cc in cells])
+                    windows.append([cell_at_plain(rr, cc) for rr, cc in cells])
     table = np.array(windows, dtype=np.int64)
     per_cell = np.full((rules.CELLS, 4 * WINDOW), -1, dtype=np.int64)
     n_per_cell = np.zeros(rules.CELLS, dtype=np.int64)

@@ -9,8 +9,8 @@ import numpy as np
 
 from shell_envs.core.validation import shown
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.actions import cell_at_py as cell_at
-from shell_envs.what_the_shell.actions import row_col_py as row_col
+from shell_envs.what_the_shell.actions import cell_at_plain as cell_at
+from shell_envs.what_the_shell.actions import row_col_plain as row_col
 
 COLUMNS = "abcdefghi"
 PIECE_NAMES = {

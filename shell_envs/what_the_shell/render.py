@@ -12,8 +12,8 @@ from PIL import Image, ImageDraw
 
 from shell_envs.core.render import font
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.actions import cell_at_py as cell_at
-from shell_envs.what_the_shell.actions import row_col_py as row_col
+from shell_envs.what_the_shell.actions import cell_at_plain as cell_at
+from shell_envs.what_the_shell.actions import row_col_plain as row_col
 from shell_envs.what_the_shell.position import COLUMNS, cell_name
 from shell_envs.what_the_shell.state import GameState
 

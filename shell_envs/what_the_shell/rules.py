@@ -18,8 +18,8 @@ import numpy as np
 
 from shell_envs.core.jit import jit, jit_inline
 from shell_envs.what_the_shell.actions import CELLS, SIZE, cell_at, row_col
-from shell_envs.what_the_shell.actions import cell_at_py as _cell_at
-from shell_envs.what_the_shell.actions import row_col_py as _row_col
+from shell_envs.what_the_shell.actions import cell_at_plain as _cell_at
+from shell_envs.what_the_shell.actions import row_col_plain as _row_col
 
 EMPTY, BLACK, WHITE, EGG = 0, 1, 2, 3
 

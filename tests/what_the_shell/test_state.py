@@ -10,7 +10,7 @@ import pytest
 
 from shell_envs import what_the_shell_v0
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.actions import cell_at, cell_at_py, row_col, row_col_py
+from shell_envs.what_the_shell.actions import cell_at, cell_at_plain, row_col, row_col_plain
 from shell_envs.what_the_shell.position import cell_index, cell_name
 from shell_envs.what_the_shell.render import render_ansi, render_rgb
 from shell_envs.what_the_shell.state import GameState, check_state
@@ -174,8 +174,8 @@ def test_the_cell_codec():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for cell in range(rules.CELLS):
-            row, col = row_col_py(cell)
-            assert cell_at_py(row, col) == cell == 9 * row + col
+            row, col = row_col_plain(cell)
+            assert cell_at_plain(row, col) == cell == 9 * row + col
             assert (row, col) == row_col(cell) and cell_at(row, col) == cell
             assert cell_name(cell) == "abcdefghi"[col] + str(row + 1)
             assert cell_index(cell_name(cell)) == cell
