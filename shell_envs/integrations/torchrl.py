@@ -22,6 +22,7 @@ move, and a trainer drops it (as with any ``next_step`` vector env).  A full res
 
 from __future__ import annotations
 
+import abc
 from typing import Any
 
 import numpy as np
@@ -79,9 +80,9 @@ class _BatchedTorchEnv(EnvBase):
         )
         self.reward_spec = self._reward_spec(n)
 
+    @abc.abstractmethod
     def _reward_spec(self, n: int) -> Composite | Unbounded:
         """The reward spec for ``n`` games."""
-        raise NotImplementedError
 
     def _set_seed(self, seed: int | None) -> None:
         """Seed the next full reset of the batched env."""
@@ -115,13 +116,13 @@ class _BatchedTorchEnv(EnvBase):
         self._last = out.select(*self.observation_spec.keys(True, True))
         return out
 
+    @abc.abstractmethod
     def _full_reset(self, seed: int | None) -> tuple[TensorDict, bool]:
         """Reset the batched env: the observations, and whether it speaks torch (a GPU env)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def _play(self, tensordict: TensorDictBase) -> TensorDict:
         """Step the batched env with the actions of ``tensordict``: observations, rewards, flags."""
-        raise NotImplementedError
 
 
 class ScorpionTorchEnv(_BatchedTorchEnv):
