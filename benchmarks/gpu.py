@@ -9,8 +9,8 @@ Measures, with random legal moves every step (observations and masks for both pl
 - our CPU batched envs at N = 16,384 on 2 threads and on all threads of this machine
   (``numba.set_num_threads``; compiled samplers);
 - pgx ``connect_four``, ``othello`` and ``go_9x9`` on the same GPU when pgx is importable,
-  measured as pgx's own benchmark does: ``jit(vmap(auto_reset(step)))`` with
-  ``jit(act_randomly)``, ``block_until_ready`` at the end of each run.
+  measured as pgx's own benchmark does: ``jit(vmap(auto_reset(step)))`` (pgx >= 2: a key
+  per game) with ``jit(act_randomly)``, ``block_until_ready`` at the end of each run.
 
 Each figure is the median of ``--repeats`` runs of about ``--seconds`` with the spread
 (min–max); compile and warm-up time is reported apart.  Sections run in that order and the
@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("SHELL_ENVS_BACKGROUND_COMPILE", "0")  # measure compiled code only
+# pgx runs last, in this process: JAX takes GPU memory as it needs it, not 75% of it up front
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import numpy as np  # noqa: E402
 
@@ -179,16 +181,8 @@ def cpu_rows(n, seconds, repeats) -> list[dict[str, Any]]:
 def _pgx_run(env_id: str, n: int) -> Callable[[int], int]:
     """``run(k)``: k batched steps of pgx ``env_id`` as pgx's benchmark steps it."""
     import jax
-    import jax.numpy as jnp
     import pgx
-
-    try:
-        from pgx.experimental import auto_reset
-    except ImportError:  # older pgx
-        from pgx.experimental.wrappers import auto_reset
-
-    def act_randomly(key, mask):
-        return jax.random.categorical(key, jnp.log(mask.astype(jnp.float32)), axis=-1)
+    from pgx.experimental import act_randomly, auto_reset
 
     env = pgx.make(env_id)
     init = jax.jit(jax.vmap(env.init))
@@ -201,8 +195,9 @@ def _pgx_run(env_id: str, n: int) -> Callable[[int], int]:
     def run(k: int) -> int:
         nonlocal state, key
         for _ in range(k):
-            key, sub = jax.random.split(key)
-            state = step(state, act(sub, state.legal_action_mask))
+            key, act_key, step_key = jax.random.split(key, 3)
+            action = act(act_key, state.legal_action_mask)
+            state = step(state, action, jax.random.split(step_key, n))
         jax.block_until_ready(state)
         return k * n
 
@@ -334,6 +329,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, help="timed runs per figure (3; quick 2)")
     parser.add_argument("--sizes", type=int, nargs="+", help="GPU batch sizes (8192 65536 262144)")
     parser.add_argument("--cpu-batch", type=int, default=CPU_BATCH, help="CPU batch size")
+    parser.add_argument("--pgx-batch", type=int, help="one batch size for each pgx game")
     parser.add_argument("--budget", type=float, default=290.0, help="seconds before the "
                         "remaining sections are skipped (each section finishes first)")  # fmt: skip
     parser.add_argument("--out", default="benchmarks/results/gpu", help="writes OUT.json, OUT.md")
@@ -343,6 +339,8 @@ def main() -> None:
     repeats = args.repeats or (2 if args.quick else 3)
     sizes = tuple(args.sizes or ((8,) if simulator else (8192,) if args.quick else SIZES))
     pgx_sizes = {"connect_four": (8192,)} if args.quick else PGX_SIZES
+    if args.pgx_batch:
+        pgx_sizes = {env_id: (args.pgx_batch,) for env_id in pgx_sizes}
     started = time.perf_counter()
     result: dict[str, Any] = {
         "command": "python benchmarks/gpu.py" + (" --quick" if args.quick else ""),

@@ -330,13 +330,13 @@ def plot(results: dict, path: Path) -> None:
     """The learning curve: win rate against random, or mean final score, over env steps."""
     points = [(r["env_steps"], curve_value(r["eval"])) for r in results["curve"] if "eval" in r]
     if results["game"] == "scorpion":
-        label = "mean final score on the evaluation deals"
+        label, steps = "mean final score on the evaluation deals", "env steps"
     else:
-        label = "win rate against random (greedy policy)"
+        label, steps = "win rate against random (greedy policy)", "joint steps (rounds of a game)"
     fig, ax = plt.subplots(figsize=(6, 4))
     if points:
         ax.plot(*zip(*points, strict=True), marker="o")
-    ax.set_xlabel("env steps (joint steps for What the Shell)")
+    ax.set_xlabel(steps)
     ax.set_ylabel(label)
     title = f"PPO on {results['game']} ({results['device']}, N = {results['num_envs']:,})"
     ax.set_title(f"{title}: {results['steps_per_s']:,.0f} steps/s", fontsize=9)

@@ -62,7 +62,9 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
     def set_state(self, state: GameState) -> None:
         """Continue from a copy of ``state`` at the start of a round (black to act), as after a
         reset; a choice already sent this round is dropped.  A bad state gets the
-        ``ValueError`` of [`WhatTheShellEnv.set_state`][] and changes nothing."""
+        ``ValueError`` of [`WhatTheShellEnv.set_state`][] and changes nothing.  The wrapper's
+        books are set as PettingZoo's ``parallel_to_aec_wrapper.reset`` sets them (a test
+        compares every attribute, so a PettingZoo that keeps more books is caught)."""
         self.env.set_state(state)
         env = self.env
         self._observations = env._observations()
@@ -77,6 +79,8 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
         infos = _infos(int(env.meta[ROUNDS]), bool(env.meta[SUDDEN_DEATH]))
         self.infos = {agent: infos[agent] for agent in self.agents}
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.new_agents = []
+        self.new_values = {}
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):

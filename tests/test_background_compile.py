@@ -127,7 +127,7 @@ def play():
 
 
 SCORPION_VECTOR = """
-MODULES = ["shell_envs.scorpion.vector", "shell_envs.scorpion.rules"]
+from shell_envs.scorpion.vector import _BATCH_MODULES as MODULES  # what the env compiles
 
 
 def play():
@@ -156,7 +156,7 @@ def play():
 """
 
 WHAT_THE_SHELL_VECTOR = """
-MODULES = ["shell_envs.what_the_shell.vector", "shell_envs.what_the_shell.encoders"]
+from shell_envs.what_the_shell.vector import _BATCH_MODULES as MODULES  # what the env compiles
 
 
 def play():

@@ -330,9 +330,8 @@ def play_tasks(
     """
     records: dict[int, dict[str, Any]] = {}
     clocks: dict[int, Any] = {}
-    units = {"what_the_shell": "game", "scorpion": "deal"}  # what one task plays
     width = max(len(g.title) for g in _REGISTRY.values())
-    sections = {g.name: (g.title.ljust(width), units[g.name]) for g in _REGISTRY.values()}
+    sections = {g.name: (g.title.ljust(width), g.bench_unit) for g in _REGISTRY.values()}
     bars = {
         section: tqdm(
             total=sum(t.section == section for t in plan),

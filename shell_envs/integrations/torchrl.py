@@ -2,9 +2,12 @@
 
 `ScorpionTorchEnv` and `WhatTheShellTorchEnv` wrap a batched env: the CPU one
 (numpy results, turned into tensors by ``torch.from_numpy``, no copy) or a GPU one (results
-already torch tensors on the device, used as they are, no copy).  Tensors go to ``device``
-only when the batched env is elsewhere (a CPU env feeding a GPU learner: one copy per step).
-`make_env` builds either from a game name, ``num_envs`` and ``device``.
+already torch tensors on the device, used as they are).  Tensors go to ``device`` only when
+the batched env is elsewhere (a CPU env feeding a GPU learner: one copy per step).  TorchRL
+keeps every step's tensors (rollouts, collectors, the partial resets here), so a batched env
+made with ``copy=False``, whose next step overwrites its results, is refused; `make_env`
+makes the GPU env with ``copy=True`` (a clone a step, on the device) and builds either env
+from a game name, ``num_envs`` and ``device``.
 
 What the Shell is self-play: both seats of every game are agents, as the groups ``"black"`` and
 ``"white"`` (batch ``[N]`` each, kept apart so that neither seat's tensors are copied into a
@@ -68,6 +71,11 @@ class _BatchedTorchEnv(EnvBase):
     batch_locked = True
 
     def __init__(self, env: Any, device: str | torch.device = "cpu") -> None:
+        if getattr(env, "copy", True) is False:
+            raise ValueError(
+                f"{type(env).__name__} was made with copy=False: its next step overwrites the "
+                "tensors TorchRL keeps from this one; make it with copy=True"
+            )
         self.env = env
         n = env.num_envs
         super().__init__(device=device, batch_size=torch.Size([n]))
@@ -258,15 +266,16 @@ def make_env(
     """A TorchRL env of ``num_envs`` games of ``game`` (``"what_the_shell"`` or ``"scorpion"``).
 
     The batched env runs on ``env_device`` (default ``device``): on a CUDA device it is the
-    GPU batched env (``device="cuda"`` of the batched env), on the CPU the CPU batched env;
-    its results become tensors on ``device``.  ``kwargs`` go to the batched env.
+    GPU batched env (``device="cuda"`` of the batched env, ``copy=True``), on the CPU the CPU
+    batched env; its results become tensors on ``device``.  ``kwargs`` go to the batched env.
     """
     import gymnasium as gym
 
     from shell_envs import what_the_shell_v0
 
     where = device if env_device is None else env_device
-    extra = {"device": str(where)} if torch.device(where).type == "cuda" else {}
+    on_gpu = torch.device(where).type == "cuda"
+    extra = {"device": str(where), "copy": kwargs.pop("copy", True)} if on_gpu else {}
     if game == "what_the_shell":
         return WhatTheShellTorchEnv(
             what_the_shell_v0.vector_env(num_envs, **extra, **kwargs), device

@@ -8,11 +8,9 @@ per step plays every game's action, refreshes its mask, encodes its observation 
 new game where the last one ended (Gymnasium's ``NEXT_STEP`` autoreset), shuffling the deck on
 the device with the same generator as the CPU (`rules.shuffled_deck`).
 
-Deal numbers are drawn on the device too, from each env's own generator, exactly as the CPU
-env draws them from a numpy ``Generator`` (PCG64) per env: `pcg64_next64` is numpy's
-PCG64 step and output, written over 16-bit limbs so that it is exact both as plain Python
-and compiled (tested against numpy).  So for the same seeds and actions the GPU env plays
-the CPU env's games, autoresets included.
+Deal numbers are drawn on the device too, from each env's own generator, by the function the
+CPU batch loop runs (`shell_envs.scorpion.deals.next_deal`: numpy's PCG64, compiled).  So
+for the same seeds and actions the GPU env plays the CPU env's games, autoresets included.
 
 State lives on the device as struct-of-arrays by default (game index last: ``tab[c, d, i]``,
 so neighbouring threads read neighbouring bytes); ``layout="game_major"`` keeps the CPU env's
@@ -32,153 +30,54 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from shell_envs.core import cuda
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import jit, jit_inline
 from shell_envs.core.sampling import random_legal
 from shell_envs.core.validation import choice, flag, integer
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion import vector
+from shell_envs.scorpion.deals import (
+    GEN_ROWS,
+    deal_pool,
+    generator_columns,
+    next_deal,
+)
 from shell_envs.scorpion.env import DEFAULT_MAX_MOVES
 
 __all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures"]
 
 LAYOUTS = ("soa", "game_major")
-DRAW_AHEAD = vector.DRAW_AHEAD
-
-# numpy's PCG64: a 128-bit LCG (multiplier below) with the XSL-RR output; the state and the
-# increment are kept as 8 limbs of 16 bits each, least significant first, so that every
-# product and sum stays below 2**36: exact in int64 and in Python integers alike.
-_MULT_HI = 0x2360ED051FC65DA4
-_MULT_LO = 0x4385DF649FCCF645
-_LIMBS = 8
-G_INC = 8  # rows of a generator column: 0-7 state limbs, 8-15 increment limbs,
-G_HAS32 = 16  # whether a buffered 32-bit half is waiting (numpy's has_uint32)
-G_UINT32 = 17  # the buffered half (numpy's uinteger)
-GEN_ROWS = 18
-_M32 = 0xFFFFFFFF
 
 
-@jit_inline
-def _mult_limb(b):
-    """Limb ``b`` (16 bits, 0 = least significant) of the PCG64 multiplier."""
-    word = _MULT_HI if b >= 4 else _MULT_LO
-    return (word >> (16 * (b % 4))) & 0xFFFF
-
-
-@jit
-def pcg64_next64(gen):
-    """Advance numpy's PCG64 held in ``gen`` (one generator's `GEN_ROWS` int64) and
-    return its next 64 random bits as ``(high 32 bits, low 32 bits)``."""
-    for k in range(_LIMBS - 1, -1, -1):  # column sums of state * multiplier, top down in place
-        total = 0
-        for a in range(k + 1):
-            total += int(gen[a]) * _mult_limb(k - a)
-        gen[k] = total
-    carry = 0
-    for k in range(_LIMBS):  # + increment, carries propagated: the new state
-        v = int(gen[k]) + int(gen[G_INC + k]) + carry
-        gen[k] = v & 0xFFFF
-        carry = v >> 16
-    xl = (int(gen[0]) ^ int(gen[4])) | ((int(gen[1]) ^ int(gen[5])) << 16)
-    xh = (int(gen[2]) ^ int(gen[6])) | ((int(gen[3]) ^ int(gen[7])) << 16)
-    rot = int(gen[7]) >> 10  # the state's top 6 bits
-    if rot >= 32:
-        xl, xh = xh, xl
-        rot -= 32
-    if rot == 0:
-        return xh, xl
-    lo = (xl >> rot) | ((xh << (32 - rot)) & _M32)
-    hi = (xh >> rot) | ((xl << (32 - rot)) & _M32)
-    return hi, lo
-
-
-@jit
-def pcg64_deal_number(gen):
-    """The next deal number, as the CPU env's ``rng.integers(0, 2**62)`` draws it (the top 62
-    of 64 random bits: numpy's bounded draw takes ``(bits * 2**62) >> 64``)."""
-    hi, lo = pcg64_next64(gen)
-    return (hi << 30) | (lo >> 2)
-
-
-@jit
-def _pcg64_next32(gen):
-    """numpy's ``next_uint32`` of PCG64: the low half of a fresh 64 bits, the high half kept."""
-    if gen[G_HAS32] != 0:
-        gen[G_HAS32] = 0
-        return int(gen[G_UINT32])
-    hi, lo = pcg64_next64(gen)
-    gen[G_HAS32] = 1
-    gen[G_UINT32] = hi
-    return lo
-
-
-@jit
-def pcg64_below(gen, k):
-    """numpy's ``rng.integers(k)`` for ``1 <= k < 2**31`` (Lemire's method on 32 bits)."""
-    if k <= 1:
-        return 0
-    m = _pcg64_next32(gen) * k
-    leftover = m & _M32
-    if leftover < k:
-        threshold = (_M32 - (k - 1)) % k
-        while leftover < threshold:
-            m = _pcg64_next32(gen) * k
-            leftover = m & _M32
-    return m >> 32
-
-
-@jit
-def _next_deal(gen, ahead, drawn, i, pool, use_pool):
-    """Game ``i``'s next deal number, as `ScorpionVectorEnv._draw_deals` draws it: from
-    the pool if ``use_pool``, else the next of the numbers drawn `DRAW_AHEAD` at a time
-    into ``ahead`` (``gen`` and ``ahead`` are game ``i``'s columns)."""
-    if use_pool:
-        return pool[pcg64_below(gen, pool.shape[0])]
-    if drawn[i] == DRAW_AHEAD:
-        for k in range(DRAW_AHEAD):
-            ahead[k] = pcg64_deal_number(gen)
-        drawn[i] = 0
-    number = ahead[drawn[i]]
-    drawn[i] += 1
-    return number
-
-
-def _draw(i, which, gen, ahead, drawn, pool, use_pool, deals):
+def _draw(i, which, gen, pool, use_pool, deals):
     """``deals[i]``: the next deal number of every game ``i`` with ``which[i]`` set."""
     if which[i]:
-        deals[i] = _next_deal(gen[:, i], ahead[:, i], drawn, i, pool, use_pool)
+        deals[i] = next_deal(gen[:, i], pool, use_pool)
 
 
-def _reseed(i, seeded, fresh, gen, drawn):
-    """Game ``i``'s generator set to ``fresh[:, i]`` where ``seeded[i]`` (nothing drawn ahead)."""
+def _reseed(i, seeded, fresh, gen):
+    """Game ``i``'s generator set to ``fresh[:, i]`` where ``seeded[i]``."""
     if seeded[i]:
         for r in range(GEN_ROWS):
             gen[r, i] = fresh[r, i]
-        drawn[i] = DRAW_AHEAD
 
 
 def _step_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions, allow_undo,
               steps, max_moves, win_reward, relaxed, autoreset, deals, kind, codes, rewards,
-              terminated, truncated, gen, ahead, drawn, pool, use_pool):  # fmt: skip
+              terminated, truncated, gen, pool, use_pool):  # fmt: skip
     """Game ``i`` of a step, state as struct-of-arrays (``tab[column, depth, game]`` ...)."""
-    if autoreset[i]:
-        deals[i] = _next_deal(gen[:, i], ahead[:, i], drawn, i, pool, use_pool)
     vector.step_game(i, tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
                      hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], actions, allow_undo,
                      steps, max_moves, win_reward, relaxed, autoreset, deals, kind, True, codes,
-                     rewards, terminated, truncated)  # fmt: skip
+                     rewards, terminated, truncated, gen[:, i], pool, use_pool)  # fmt: skip
 
 
 def _step_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions,
                      allow_undo, steps, max_moves, win_reward, relaxed, autoreset, deals, kind,
-                     codes, rewards, terminated, truncated, gen, ahead, drawn, pool,
-                     use_pool):  # fmt: skip
+                     codes, rewards, terminated, truncated, gen, pool, use_pool):  # fmt: skip
     """Game ``i`` of a step, state in game-major rows (``tab[game, column, depth]`` ...)."""
-    if autoreset[i]:
-        deals[i] = _next_deal(gen[:, i], ahead[:, i], drawn, i, pool, use_pool)
     vector.step_game(i, tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
                      cards[i], actions, allow_undo, steps, max_moves, win_reward, relaxed,
-                     autoreset, deals, kind, True, codes, rewards, terminated,
-                     truncated)  # fmt: skip
+                     autoreset, deals, kind, True, codes, rewards, terminated, truncated,
+                     gen[:, i], pool, use_pool)  # fmt: skip
 
 
 def _reset_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals, relaxed,
@@ -258,7 +157,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
         return types.Array(from_dtype(np.dtype(dtype)), ndim, "C")
 
     i64, b1 = array(np.int64, 1), array(np.bool_, 1)
-    gen = (array(np.int64, 2), array(np.int64, 2), array(np.int32, 1), i64, types.boolean)
+    gen = (array(np.int64, 2), i64, types.boolean)  # generators, pool, use_pool
     out: list[tuple[cuda.Kernel, tuple]] = []
     for layout in LAYOUTS:
         state = tuple(array(dtype, len(shape) + 1) for shape, dtype in _PER_GAME.values())
@@ -277,89 +176,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
             (SAMPLE_KERNELS[layout], sample),
         ]
     out.append((DRAW_KERNEL, (b1, *gen, i64)))
-    out.append((RESEED_KERNEL, (b1, array(np.int64, 2), array(np.int64, 2), array(np.int32, 1))))
-    return out
-
-
-# numpy's SeedSequence constants (hash and mix of 32-bit words)
-_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
-_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
-
-
-def _seed_sequence_words(seeds: np.ndarray) -> list[np.ndarray]:
-    """``SeedSequence(seed).generate_state(4, np.uint64)`` of every seed (non-negative, below
-    2**64) as 8 little-endian 32-bit words: numpy's algorithm over arrays of seeds.
-
-    A seed's entropy is its 32-bit words, and numpy hashes 0 for each missing word of its pool
-    of 4, so every seed counts as 4 words, the missing ones 0.
-    """
-    hash_const = _INIT_A
-
-    def hashmix(value: np.ndarray) -> np.ndarray:
-        nonlocal hash_const
-        value = value ^ np.uint32(hash_const)
-        hash_const = (hash_const * _MULT_A) & _M32
-        value = value * np.uint32(hash_const)
-        return value ^ (value >> np.uint32(16))
-
-    def mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        result = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
-        return result ^ (result >> np.uint32(16))
-
-    seeds = seeds.astype(np.uint64)
-    zero = np.zeros(seeds.shape, np.uint32)
-    entropy = [(seeds & np.uint64(_M32)).astype(np.uint32), (seeds >> np.uint64(32)).astype(
-        np.uint32), zero, zero]  # fmt: skip
-    pool = [hashmix(word) for word in entropy]
-    for i_src in range(4):
-        for i_dst in range(4):
-            if i_src != i_dst:
-                pool[i_dst] = mix(pool[i_dst], hashmix(pool[i_src]))
-    hash_const = _INIT_B
-    words = []
-    for i_dst in range(8):
-        value = pool[i_dst % 4] ^ np.uint32(hash_const)
-        hash_const = (hash_const * _MULT_B) & _M32
-        value = value * np.uint32(hash_const)
-        words.append(value ^ (value >> np.uint32(16)))
-    return words
-
-
-@jit
-def _step_columns(gen):
-    """One PCG64 step of every generator column of ``gen`` (the last step of its seeding)."""
-    for j in range(gen.shape[1]):
-        pcg64_next64(gen[:, j])
-
-
-def generator_columns(seeds: Sequence[int | None]) -> np.ndarray:
-    """``int64[GEN_ROWS, len(seeds)]``: for each seed, the PCG64 state of
-    ``seeding.np_random(seed)`` (numpy's ``PCG64(SeedSequence(seed))``), as the CPU env seeds
-    each env's generator; None gives a fresh random state."""
-    n = len(seeds)
-    out = np.zeros((GEN_ROWS, n), np.int64)
-    known = np.array([s is not None for s in seeds], np.bool_)
-    fresh = np.random.default_rng().integers(0, 2**16, size=(2 * _LIMBS, int((~known).sum())))
-    fresh[G_INC] |= 1  # a PCG increment is odd
-    out[: 2 * _LIMBS, ~known] = fresh
-    if known.any():
-        w = [x.astype(np.int64) for x in _seed_sequence_words(
-            np.array([s for s in seeds if s is not None], np.uint64))]  # fmt: skip
-        # PCG64(seed = (w1:w0, w3:w2), inc = (w5:w4, w7:w6)) as numpy seeds it: increment
-        # (inc << 1) | 1, state = increment + seed, then one step
-        seq = [w[6], w[7], w[4], w[5]]  # 32-bit words of the increment seed, low to high
-        start = [w[2], w[3], w[0], w[1]]  # of the state seed
-        inc = [((seq[k] << 1) | (seq[k - 1] >> 31 if k else 1)) & _M32 for k in range(4)]
-        carry = 0
-        for k in range(4):
-            total = inc[k] + start[k] + carry
-            carry = total >> 32
-            for half in range(2):
-                out[2 * k + half, known] = (total >> (16 * half)) & 0xFFFF
-                out[G_INC + 2 * k + half, known] = (inc[k] >> (16 * half)) & 0xFFFF
-        stepped = np.ascontiguousarray(out[:, known])
-        _step_columns(stepped)
-        out[:, known] = stepped
+    out.append((RESEED_KERNEL, (b1, array(np.int64, 2), array(np.int64, 2))))
     return out
 
 
@@ -428,8 +245,6 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self._terminated = cuda.device_array(np.zeros(n, np.bool_))
         self._truncated = cuda.device_array(np.zeros(n, np.bool_))
         self._gen = cuda.device_array(generator_columns([None] * n))
-        self._ahead = cuda.device_array(np.zeros((DRAW_AHEAD, n), np.int64))
-        self._drawn = cuda.device_array(np.full(n, DRAW_AHEAD, np.int32))
         self._pool = cuda.device_array(np.zeros(1, np.int64))
         self._use_pool = False
         self._rng = cuda.random_states(n, None)
@@ -469,7 +284,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         seeded = np.array([s is not None for s in seeds], np.bool_)
         if seeded.any():
             RESEED_KERNEL(n, cuda.device_array(seeded), cuda.device_array(generator_columns(
-                seeds)), self._gen, self._drawn)  # fmt: skip
+                seeds)), self._gen)  # fmt: skip
             first = next(s for s in seeds if s is not None)
             self._rng = cuda.random_states(n, first)
         torch = cuda._torch()
@@ -500,8 +315,8 @@ class ScorpionGpuVectorEnv(VectorEnv):
                                   self.allow_undo, self._steps, self.max_moves,
                                   self.reward_mode == "win", self._relaxed, self._autoreset,
                                   self._deals, self._kind, self._codes, self._rewards,
-                                  self._terminated, self._truncated, self._gen, self._ahead,
-                                  self._drawn, self._pool, self._use_pool)  # fmt: skip
+                                  self._terminated, self._truncated, self._gen, self._pool,
+                                  self._use_pool)  # fmt: skip
         t = self._tensors
         return (
             self._observations(),
@@ -547,9 +362,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         if numbers is None:
             self._use_pool = False
             return
-        pool = vector.deal_pool(numbers)
-        if len(pool) >= 2**31:
-            raise ValueError("the deal pool holds at most 2**31 - 1 deal numbers")
+        pool = deal_pool(numbers)
         self._pool = cuda.device_array(pool)
         self._use_pool = True
 
@@ -574,8 +387,8 @@ class ScorpionGpuVectorEnv(VectorEnv):
     def _launch_draw(self, which: np.ndarray) -> None:
         """Draw the next deal number of the games flagged in ``which`` (host bools)."""
         if which.any():
-            DRAW_KERNEL(self.num_envs, cuda.device_array(which), self._gen, self._ahead,
-                        self._drawn, self._pool, self._use_pool, self._deals)  # fmt: skip
+            DRAW_KERNEL(self.num_envs, cuda.device_array(which), self._gen, self._pool,
+                        self._use_pool, self._deals)  # fmt: skip
 
     def _launch_reset(self, which: np.ndarray) -> None:
         """Deal ``deals[i]`` in the games flagged in ``which`` (host bools) and encode them."""
@@ -603,15 +416,9 @@ class ScorpionGpuVectorEnv(VectorEnv):
         meta = t["meta"]
         removed = self._out(meta[:, engine.M_REMOVED])
         codes = self._out(t["codes"])
-        return {
-            "score": self._out(meta[:, engine.M_SCORE]),
-            "removed": removed,
-            "moves": self._out(meta[:, engine.M_MOVES]),
-            "won": removed == 4,
-            "illegal": codes != engine.OK,
-            "code": codes,
-            "deal": self._out(t["deals"]),
-        }
+        values = (self._out(meta[:, engine.M_SCORE]), removed, self._out(meta[:, engine.M_MOVES]),
+                  removed == 4, codes != engine.OK, codes, self._out(t["deals"]))  # fmt: skip
+        return dict(zip(vector.INFO_KEYS, values, strict=True))
 
 
 def _fresh_state(name: str, n: int, layout: str) -> np.ndarray:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -27,7 +26,9 @@ from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, p
 from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
+from shell_envs.scorpion import deals
 from shell_envs.scorpion import rules as engine
+from shell_envs.scorpion.deals import deal_pool, draw_deals, generator_columns
 from shell_envs.scorpion.encoders import (
     ENCODERS,
     CardsEncoder,
@@ -42,7 +43,7 @@ from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 TABLEAU, CARDS = 0, 1
-DRAW_AHEAD = 32  # deal numbers drawn at once from each env's generator
+INFO_KEYS = ("score", "removed", "moves", "won", "illegal", "code", "deal")
 
 
 @jit_inline
@@ -88,15 +89,16 @@ def reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, number, rel
 @jit_inline
 def step_game(i, tab, lens, fd, reserve, meta, hist, mask, obs, cards, actions, allow_undo,
               steps, max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended,
-              codes, rewards, terminated, truncated):  # fmt: skip
-    """One game's part of a batch step: game ``i``'s arrays, mask and observation row (views
-    in any layout) and the per-game vectors indexed by ``i``.
+              codes, rewards, terminated, truncated, gen, pool, use_pool):  # fmt: skip
+    """One game's part of a batch step: game ``i``'s arrays, mask, observation row and deal
+    number generator (views in any layout) and the per-game vectors indexed by ``i``.
 
-    A game flagged in ``autoreset`` is reset with deal ``numbers[i]`` instead (its action is
-    ignored).  Fills ``codes[i]``, ``rewards[i]``, ``terminated[i]``, ``truncated[i]``;
-    ``autoreset[i]`` then says whether the game ended this step, and with ``fill_ended`` an
-    ended game's mask is all True (autoreset "next_step": the next step ignores its action, so
-    any will do, and a masked sampler needs at least one).  The CPU batch loop and the GPU
+    A game flagged in ``autoreset`` is reset instead (its action is ignored), with its next
+    deal number (`deals.next_deal`, drawn into ``numbers[i]``).  Fills ``codes[i]``,
+    ``rewards[i]``, ``terminated[i]``, ``truncated[i]``; ``autoreset[i]`` then says whether
+    the game ended this step, and with ``fill_ended`` an ended game's mask is all True
+    (autoreset "next_step": the next step ignores its action, so any will do, and a masked
+    sampler needs at least one).  The CPU batch loop and the GPU
     kernel both run this function, so both play the same games.
     """
     terminated[i] = False
@@ -104,6 +106,7 @@ def step_game(i, tab, lens, fd, reserve, meta, hist, mask, obs, cards, actions, 
     codes[i] = engine.OK
     rewards[i] = 0.0
     if autoreset[i]:
+        numbers[i] = deals.next_deal(gen, pool, use_pool)
         reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], relaxed,
                    allow_undo, kind)  # fmt: skip
         steps[i] = 0
@@ -150,11 +153,32 @@ def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, all
                        row(cards, i), numbers[i], relaxed, allow_undo, kind)  # fmt: skip
 
 
+@jit_inline
+def fill_infos(i, meta, codes, numbers, counts, flags, code, deal):
+    """Game ``i``'s infos (``meta`` its row): ``counts[:, i]`` score, removed and moves,
+    ``flags[:, i]`` won and illegal, ``code[i]`` and ``deal[i]`` (`INFO_KEYS` in order)."""
+    counts[0, i] = meta[engine.M_SCORE]
+    counts[1, i] = meta[engine.M_REMOVED]
+    counts[2, i] = meta[engine.M_MOVES]
+    flags[0, i] = meta[engine.M_REMOVED] == 4
+    flags[1, i] = codes[i] != engine.OK
+    code[i] = codes[i]
+    deal[i] = numbers[i]
+
+
+@jit_parallel
+def batch_infos(meta, codes, numbers, counts, flags, code, deal):
+    """Every game's infos (`fill_infos`)."""
+    for i in prange(meta.shape[0]):
+        fill_infos(i, row(meta, i), codes, numbers, counts, flags, code, deal)
+
+
 @jit_parallel
 def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, steps,
                max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended, obs, cards,
-               codes, rewards, terminated, truncated):  # fmt: skip
-    """Step every game (`step_game`).
+               codes, rewards, terminated, truncated, gen, pool, use_pool, counts, flags, code,
+               deal):  # fmt: skip
+    """Step every game (`step_game`) and write its infos (`fill_infos`).
 
     The rule functions of an ordinary step (a card move, the new mask, the encoding) are
     inlined into this loop; rare ones (the reserve deal, undo, checks of illegal actions, new
@@ -164,8 +188,9 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
         g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
         step_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
                   row(cards, i), actions, allow_undo, steps, max_moves, win_reward, relaxed,
-                  autoreset, numbers, kind, fill_ended, codes, rewards, terminated,
-                  truncated)  # fmt: skip
+                  autoreset, numbers, kind, fill_ended, codes, rewards, terminated, truncated,
+                  row(gen, i), pool, use_pool)  # fmt: skip
+        fill_infos(i, g_meta, codes, numbers, counts, flags, code, deal)
 
 
 @jit_inline
@@ -265,14 +290,6 @@ def reset_request(seed: Any, options: dict[str, Any] | None, n: int) -> tuple[li
     return seeds, numbers
 
 
-def deal_pool(numbers: Sequence[int]) -> np.ndarray:
-    """The checked deal numbers of ``set_deal_pool`` (at least one)."""
-    pool = [integer(f"numbers[{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)]
-    if not pool:
-        raise ValueError("the deal pool must hold at least one deal number")
-    return np.array(pool, np.int64)
-
-
 class ScorpionVectorEnv(VectorEnv):
     """``num_envs`` Scorpion games; the keywords of ``Scorpion-v0`` plus ``autoreset_mode``.
 
@@ -330,11 +347,11 @@ class ScorpionVectorEnv(VectorEnv):
         # returned arrays come from pools: no fresh megabytes (page faults) every step
         self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
         self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
-        self._rngs = [seeding.np_random(None)[0] for _ in range(n)]
-        # each env's next deal numbers, drawn ahead; _drawn[i] of env i's are used
-        self._ahead = np.zeros((n, DRAW_AHEAD), np.int64)
-        self._drawn = np.full(n, DRAW_AHEAD, np.int64)
-        self._pool: np.ndarray | None = None
+        # each env's generator of deal numbers (fresh entropy until seeded) and the deal pool
+        # (see shell_envs.scorpion.deals)
+        self._gen = _generator_rows([None] * n)
+        self._pool = np.zeros(1, np.int64)
+        self._use_pool = False
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:
@@ -352,21 +369,14 @@ class ScorpionVectorEnv(VectorEnv):
         """
         n = self.num_envs
         seeds, numbers = reset_request(seed, options, n)
-        for i, s in enumerate(seeds):
-            if s is not None:
-                self._rngs[i] = seeding.np_random(s)[0]
-                self._drawn[i] = DRAW_AHEAD
-                if self._pool is None:
-                    # the env's next deal numbers, drawn here and not by its first autoreset:
-                    # a Python call per env there is serial time in a parallel step
-                    self._ahead[i] = self._rngs[i].integers(0, 2**62, size=DRAW_AHEAD)
-                    self._drawn[i] = 0
-            if numbers is not None:
-                self.deals[i] = numbers[i]
-            elif s is not None:
-                self.deals[i] = s
-        if numbers is None:
-            self._draw_deals(np.array([i for i, s in enumerate(seeds) if s is None], np.int64))
+        seeded = np.array([s is not None for s in seeds], np.bool_)
+        if seeded.any():
+            self._gen[seeded] = _generator_rows([s for s in seeds if s is not None])
+        if numbers is not None:
+            self.deals[:] = numbers
+        else:
+            self.deals[seeded] = [s for s in seeds if s is not None]
+            self._draw_deals(~seeded)
         everyone = np.ones(n, np.bool_)
         batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=False),
@@ -391,13 +401,13 @@ class ScorpionVectorEnv(VectorEnv):
             if bad.size:
                 i = int(bad[0])
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
-        self._draw_deals(np.flatnonzero(self._autoreset))
+        outputs = _info_arrays(self.num_envs)
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
                    self._kind, not self._same_step, self._obs_target(partial=False),
-                   self._cards, self._codes, self._rewards, self._terminated,
-                   self._truncated)  # fmt: skip
-        infos = self._infos()
+                   self._cards, self._codes, self._rewards, self._terminated, self._truncated,
+                   self._gen, self._pool, self._use_pool, *outputs)  # fmt: skip
+        infos = _as_infos(*outputs)
         observations = self._observations()
         if self._same_step and self._autoreset.any():
             ended = self._autoreset.copy()
@@ -406,7 +416,7 @@ class ScorpionVectorEnv(VectorEnv):
             for i in np.flatnonzero(ended):
                 final_obs[i] = _row(observations, int(i))
             final_info = infos
-            self._draw_deals(np.flatnonzero(ended))
+            self._draw_deals(ended)
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
                         self.masks, self._kind, self._obs_target(partial=True),
                         self._cards)  # fmt: skip
@@ -443,9 +453,10 @@ class ScorpionVectorEnv(VectorEnv):
         deals (``options={"deals": ...}``) and seeds given to [`reset`][] still come first.
         """
         if numbers is None:
-            self._pool = None
+            self._use_pool = False
             return
         self._pool = deal_pool(numbers)
+        self._use_pool = True
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
         """End the games of ``envs`` now and deal each its next game, as an autoreset does.
@@ -459,31 +470,17 @@ class ScorpionVectorEnv(VectorEnv):
             which[integer("env index", i, 0, self.num_envs - 1)] = True
         if not which.any():
             return
-        self._draw_deals(np.flatnonzero(which))
+        self._draw_deals(which)
         batch_reset(*self.arrays, self.deals, which, self._relaxed, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=True),
                     self._cards)  # fmt: skip
         self.steps[which] = 0
         self._autoreset[which] = False
 
-    def _draw_deals(self, envs: np.ndarray) -> None:
-        """Set ``deals[i]`` to the next deal number of each env ``i`` in ``envs``.
-
-        Each env draws from its own generator, as the single env does.  Drawing one number per
-        call cost microseconds per reset; ``integers(0, 2**62, size=k)`` gives the same numbers
-        as ``k`` single draws (tested), so each env draws `DRAW_AHEAD` at a time.  With a
-        deal pool ([`set_deal_pool`][]) each draw picks one number of the pool instead.
-        """
-        if self._pool is not None:
-            for i in envs:
-                self.deals[i] = self._pool[self._rngs[i].integers(len(self._pool))]
-            return
-        refill = envs[self._drawn[envs] == DRAW_AHEAD]
-        for i in refill:
-            self._ahead[i] = self._rngs[i].integers(0, 2**62, size=DRAW_AHEAD)
-        self._drawn[refill] = 0
-        self.deals[envs] = self._ahead[envs, self._drawn[envs]]
-        self._drawn[envs] += 1
+    def _draw_deals(self, which: np.ndarray) -> None:
+        """Set ``deals[i]`` to the next deal number of each env ``i`` with ``which[i]`` set
+        (`deals.draw_deals`; an autoreset in ``step`` draws inside the batch loop)."""
+        draw_deals(which, self._gen, self._pool, self._use_pool, self.deals)
 
     def _obs_target(self, partial: bool) -> np.ndarray:
         """The array for the next kernel to encode into; it becomes the current observations.
@@ -521,17 +518,31 @@ class ScorpionVectorEnv(VectorEnv):
         return obs
 
     def _infos(self) -> dict[str, Any]:
-        """Per-game infos as arrays."""
-        removed = self.meta[:, engine.M_REMOVED].copy()
-        return {
-            "score": self.meta[:, engine.M_SCORE].copy(),
-            "removed": removed,
-            "moves": self.meta[:, engine.M_MOVES].copy(),
-            "won": removed == 4,
-            "illegal": self._codes != engine.OK,
-            "code": self._codes.copy(),
-            "deal": self.deals.copy(),
-        }
+        """Per-game infos as fresh arrays (`batch_infos`)."""
+        outputs = _info_arrays(self.num_envs)
+        batch_infos(self.meta, self._codes, self.deals, *outputs)
+        return _as_infos(*outputs)
+
+
+def _info_arrays(n: int) -> tuple[np.ndarray, ...]:
+    """Fresh arrays for ``n`` games' infos (`fill_infos` fills them): Gymnasium's contract
+    is that a later step never writes what an earlier one returned."""
+    return (
+        np.empty((3, n), np.int32),
+        np.empty((2, n), np.bool_),
+        np.empty(n, np.int64),
+        np.empty(n, np.int64),
+    )
+
+
+def _as_infos(counts: np.ndarray, flags: np.ndarray, code: np.ndarray, deal: np.ndarray) -> dict:
+    """The infos dict of `fill_infos`'s arrays, keys in `INFO_KEYS` order."""
+    return dict(zip(INFO_KEYS, (*counts, *flags, code, deal), strict=True))
+
+
+def _generator_rows(seeds: Sequence[int | None]) -> np.ndarray:
+    """One deal-number generator row per seed (`deals.generator_columns`, transposed)."""
+    return np.ascontiguousarray(generator_columns(seeds).T)
 
 
 def _row(observations: Any, index: int) -> Any:
@@ -541,7 +552,11 @@ def _row(observations: Any, index: int) -> Any:
     return observations[index]
 
 
-_BATCH_MODULES = ("shell_envs.scorpion.vector", "shell_envs.scorpion.rules")
+_BATCH_MODULES = (
+    "shell_envs.scorpion.vector",
+    "shell_envs.scorpion.rules",
+    "shell_envs.scorpion.deals",
+)
 
 
 def _compile_in_background() -> bool:
@@ -552,7 +567,7 @@ def _compile_in_background() -> bool:
         "shell_envs.scorpion.vector:_exercise",
         {},
         _BATCH_MODULES,
-        (batch_reset, batch_step, batch_check, engine.check_action),
+        (batch_reset, batch_step, batch_infos, batch_check, draw_deals, engine.check_action),
         "the batched Scorpion rules",
     )
 

@@ -188,7 +188,7 @@ class WhatTheShellGpuVectorEnv:
         )
         self._masks = cuda.empty((2, n, rules.CELLS), np.int8)
         self._rewards = cuda.empty((2, n), np.float32)
-        self._flags = cuda.empty((4, n), np.bool_)
+        self._flags = cuda.empty((len(vector.FLAG_FIELDS), n), np.bool_)
         self._report = cuda.empty((len(vector.REPORT_FIELDS), n), np.int32)
         self._rng = cuda.random_states(n, None)
         self._picks = (cuda.empty(n, np.int64), cuda.empty(n, np.int64))
@@ -205,7 +205,6 @@ class WhatTheShellGpuVectorEnv:
         """The torch tensors viewing the output buffers, each result's view made once (indexing
         a tensor costs microseconds of host time; a step should cost little more than its
         launches)."""
-        torch = cuda._torch()
         n = self.num_envs
         shape = (n, *self.encoder.space.shape)
         source = self._flat if self._kind == FLAT else self._planes
@@ -214,11 +213,7 @@ class WhatTheShellGpuVectorEnv:
         rewards = cuda.as_torch(self._rewards)
         flags = cuda.as_torch(self._flags)
         report = cuda.as_torch(self._report)
-        infos = dict(zip(vector.REPORT_FIELDS, report, strict=True))
-        self._as_bool = []  # (int32 row, bool tensor) of the infos that are flags
-        for key in ("collision", "sudden_death"):
-            self._as_bool.append((infos[key], torch.empty(n, dtype=torch.bool, device=self.device)))
-            infos[key] = self._as_bool[-1][1]
+        infos = vector.infos_of(report, flags)
         return {
             "black": {"observation": obs_b, "action_mask": masks[0]},
             "white": {"observation": obs_w, "action_mask": masks[1]},
@@ -292,9 +287,6 @@ class WhatTheShellGpuVectorEnv:
     def _results(self) -> tuple[dict[str, Any], ...]:
         """This step's results in the CPU env's form: the views (fresh clones with
         ``copy=True``), in fresh dicts."""
-        torch = cuda._torch()
-        for row, out in self._as_bool:
-            torch.ne(row, 0, out=out)
         t = self._tensors
 
         def fresh(views: dict[str, Any]) -> dict[str, Any]:

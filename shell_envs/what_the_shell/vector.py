@@ -52,6 +52,17 @@ INFO_FIELDS = (
 )
 # rows of the per-step report the kernel writes: the info fields, then these three
 REPORT_FIELDS = (*INFO_FIELDS, "round", "sudden_death", "illegal")
+_COLLISION = INFO_FIELDS.index("collision")
+# rows of the per-step flags the kernel writes: termination and truncation of each player,
+# then the infos that are booleans (their report rows hold the same as 0 or 1)
+FLAG_FIELDS = (
+    "terminated_black",
+    "terminated_white",
+    "truncated_black",
+    "truncated_white",
+    "collision",
+    "sudden_death",
+)
 
 
 @jit_inline
@@ -125,6 +136,8 @@ def step_game(i, board, eggs, meta, info, work, black, white, autoreset, max_rou
     report[rules.INFO_SIZE, i] = meta[rules.ROUNDS]
     report[rules.INFO_SIZE + 1, i] = meta[rules.SUDDEN_DEATH]
     report[rules.INFO_SIZE + 2, i] = illegal
+    flags[4, i] = info[_COLLISION] != 0
+    flags[5, i] = meta[rules.SUDDEN_DEATH] != 0
     _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w)
     if autoreset[i]:  # the next step resets this game and ignores its actions: any will do
         for cell in range(rules.CELLS):
@@ -140,9 +153,10 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
     actions are checked (an illegal one is not played and its player loses) and the round is
     played with `rules.play_round`.  Fills, per game ``i``: ``masks[0|1, i]`` (black,
-    white), ``rewards[0|1, i]``, ``flags[:, i]`` (terminated black, white, truncated black,
-    white), the observations of the built-in encoder ``kind`` and the ``report[:, i]`` rows
-    named by `REPORT_FIELDS` (illegal: bit 1 black, bit 2 white); on return
+    white), ``rewards[0|1, i]``, ``flags[:, i]`` (`FLAG_FIELDS`: terminated black, white,
+    truncated black, white, collision, sudden death), the observations of the built-in
+    encoder ``kind`` and the ``report[:, i]`` rows named by `REPORT_FIELDS` (illegal: bit 1
+    black, bit 2 white); on return
     ``autoreset`` flags the games that ended, whose masks are all ones (masked samplers need a
     legal action; the next step ignores it).  ``work`` holds each game's scratch, so the loop
     allocates nothing.
@@ -152,6 +166,16 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
                   black, white, autoreset, max_rounds, kind, row(obs_b, i), row(obs_w, i),
                   row(row(masks, 0), i), row(row(masks, 1), i), rewards, flags,
                   report)  # fmt: skip
+
+
+def infos_of(report: Any, flags: Any) -> dict[str, Any]:
+    """The infos dict of a step's ``report`` and ``flags`` rows (numpy arrays or tensors,
+    viewed, not copied): `REPORT_FIELDS`, with collision and sudden death as booleans."""
+    infos = dict(zip(REPORT_FIELDS, report, strict=True))
+    flag_rows = dict(zip(FLAG_FIELDS, flags, strict=True))
+    infos["collision"] = flag_rows["collision"]
+    infos["sudden_death"] = flag_rows["sudden_death"]
+    return infos
 
 
 def configure(
@@ -270,6 +294,14 @@ class WhatTheShellVectorEnv:
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
         self._pools = (BufferPool(shape, dtype), BufferPool(shape, dtype))
+        # a step's other results, recycled once released: fresh megabytes every step cost
+        # page faults and unmapping, serial time that caps the scaling with cores
+        self._out_pools = (
+            BufferPool((2, n, rules.CELLS), np.int8),
+            BufferPool((2, n), np.float32),
+            BufferPool((len(FLAG_FIELDS), n), np.bool_),
+            BufferPool((len(REPORT_FIELDS), n), np.int32),
+        )
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -293,7 +325,8 @@ class WhatTheShellVectorEnv:
             fill = self.encoder.fill_batch
             fill(self.board, self.eggs, self.meta, obs_b, obs_w)
         observations = self._observations(obs_b, obs_w, masks)
-        return observations, self._infos(np.zeros((len(REPORT_FIELDS), self.num_envs), np.int32))
+        nothing = np.zeros((len(REPORT_FIELDS), self.num_envs), np.int32)
+        return observations, infos_of(nothing, np.zeros((len(FLAG_FIELDS), self.num_envs), bool))
 
     def step(self, actions: dict[str, Any]):
         """One round in every game: ``actions = {"black": int[N], "white": int[N]}``."""
@@ -306,12 +339,8 @@ class WhatTheShellVectorEnv:
         white = self._as_actions(actions["white"], "white")
         if self.illegal_action == "raise":
             self._raise_if_illegal(black, white)
-        n = self.num_envs
         obs_b, obs_w = self._obs_buffers()
-        masks = np.empty((2, n, rules.CELLS), np.int8)
-        rewards = np.empty((2, n), np.float32)
-        flags = np.empty((4, n), np.bool_)
-        report = np.empty((len(REPORT_FIELDS), n), np.int32)
+        masks, rewards, flags, report = (pool.take() for pool in self._out_pools)
         batch_step(self.board, self.eggs, self.meta, self.info, self._work, black, white,
                    self._autoreset, self.max_rounds, self._kind,
                    *self._planes_views(obs_b, obs_w), masks, rewards, flags,
@@ -321,7 +350,7 @@ class WhatTheShellVectorEnv:
             {"black": rewards[0], "white": rewards[1]},
             {"black": flags[0], "white": flags[1]},
             {"black": flags[2], "white": flags[3]},
-            self._infos(report),
+            infos_of(report, flags),
         )
 
     def action_masks(self) -> np.ndarray:
@@ -376,13 +405,6 @@ class WhatTheShellVectorEnv:
     def _game(self, i: int) -> GameState:
         """The state of game ``i`` (views of the batch's rows, not a copy)."""
         return GameState(self.board[i], self.eggs[i], self.meta[i])
-
-    def _infos(self, report: np.ndarray) -> dict[str, Any]:
-        """What happened in each game this step: the rows of ``report``, as arrays."""
-        infos = dict(zip(REPORT_FIELDS, report, strict=True))
-        infos["collision"] = infos["collision"].astype(np.bool_)
-        infos["sudden_death"] = infos["sudden_death"].astype(np.bool_)
-        return infos
 
     def close(self) -> None:
         """Nothing to release; present for API symmetry."""

@@ -379,9 +379,9 @@ def vec_snapshot(env) -> tuple:
         tuple(a.copy().tolist() for a in u.arrays),
         u.deals.tolist(),
         u.steps.tolist(),
-        [generator_state(r) for r in u._rngs],
-        u._drawn.tolist(),
-        u._ahead.tolist(),
+        u._gen.tolist(),
+        u._pool.tolist(),
+        u._use_pool,
     )
 
 

@@ -18,18 +18,26 @@ def needs_numba_cuda() -> None:
     pytest.importorskip("torch")
 
 
-def run(args: list[str], simulator: bool, timeout: int = 900) -> str:
-    """Run python with ``args`` in a fresh process (the simulator must be chosen before
-    numba.cuda is imported: ``NUMBA_ENABLE_CUDASIM=1``, with ``NUMBA_DISABLE_JIT=1`` so that the
-    rules run as Python inside the simulated kernels); fails the test with its output unless it
-    exits 0, else returns its standard output."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def process_env(simulator: bool, **extra: str) -> dict[str, str]:
+    """The environment of a fresh check process: the checkout first on the caller's
+    ``PYTHONPATH`` (where a GPU machine may carry packages), with the simulator
+    (``NUMBA_ENABLE_CUDASIM=1``, and ``NUMBA_DISABLE_JIT=1`` so that the rules run as Python
+    inside the simulated kernels) when asked, then ``extra``."""
+    paths = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     if simulator:
         env.update(NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="1")
+    return {**env, **extra}
+
+
+def run(args: list[str], simulator: bool, timeout: int = 900) -> str:
+    """Run python with ``args`` in a fresh process (`process_env`: the simulator must be chosen
+    before numba.cuda is imported); fails the test with its output unless it exits 0, else
+    returns its standard output."""
     done = subprocess.run(
         [sys.executable, "-W", "ignore::RuntimeWarning", *args],
         cwd=ROOT,
-        env=env,
+        env=process_env(simulator),
         capture_output=True,
         text=True,
         timeout=timeout,

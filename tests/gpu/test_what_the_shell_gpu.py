@@ -3,8 +3,8 @@ CUDA simulator, every kernel compiled to PTX for sm_90, and the clear errors."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import os
 import re
 import subprocess
 import sys
@@ -13,7 +13,7 @@ import pytest
 
 from shell_envs import what_the_shell_v0
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
-from tests.gpu.helpers import ROOT, needs_numba_cuda, run
+from tests.gpu.helpers import ROOT, needs_numba_cuda, process_env, run
 
 SIM_CHECKS = [
     "lockstep_planes",
@@ -23,6 +23,7 @@ SIM_CHECKS = [
     "long_games",
     "sampler",
     "handoff",
+    "jax_handoff",
     "raise_and_errors",
 ]
 CONSTANT_MEMORY = 64 * 1024  # bytes of constant data ptxas accepts in one module
@@ -124,12 +125,7 @@ def test_the_simulator_asks_for_plain_python_rules():
     out = subprocess.run(
         [sys.executable, "-c", SIM_WITH_JIT],
         cwd=ROOT,
-        env={
-            **os.environ,
-            "PYTHONPATH": str(ROOT),
-            "NUMBA_ENABLE_CUDASIM": "1",
-            "NUMBA_DISABLE_JIT": "0",
-        },
+        env=process_env(False, NUMBA_ENABLE_CUDASIM="1", NUMBA_DISABLE_JIT="0"),
         capture_output=True,
         text=True,
         timeout=300,
@@ -162,13 +158,16 @@ def test_device_cpu_is_the_cpu_env_and_other_devices_are_refused():
 def test_the_gpu_benchmark_runs_under_the_simulator(tmp_path):
     needs_numba_cuda()
     out = tmp_path / "gpu"
-    args = ["--quick", "--cpu-batch", "8", "--seconds", "0.02", "--repeats", "2", "--out", str(out)]
-    run([str(ROOT / "benchmarks" / "gpu.py"), *args], simulator=True)
+    args = ["--quick", "--cpu-batch", "8", "--pgx-batch", "8", "--seconds", "0.02", "--repeats"]
+    run([str(ROOT / "benchmarks" / "gpu.py"), *args, "2", "--out", str(out)], simulator=True)
     result = json.loads(out.with_suffix(".json").read_text())
     rows = {(r["workload"].split(" (")[0], r["device"], r["layout"]) for r in result["rows"]}
     for layout in ("soa", "game_major"):
         assert ("What the Shell GPU", "simulator", layout) in rows
     assert ("What the Shell CPU vector_env", "cpu, 2 threads", "-") in rows
+    assert not [s for s in result["skipped"] if "failed" in s], result["skipped"]
+    if importlib.util.find_spec("pgx") is not None:  # the test extra has it; the core one not
+        assert ("pgx connect_four", "jax cpu", "-") in rows
     assert all(r["steps_per_s"] > 0 and r["min"] <= r["max"] for r in result["rows"])
     assert result["goals"] == []  # simulated speeds are not judged
     assert "| What the Shell GPU (planes_uint8" in out.with_suffix(".md").read_text()

@@ -143,13 +143,28 @@ def handoff():
     b, *_ = clones.step({"black": cells, "white": cells + 10})
     assert a["black"]["observation"].data_ptr() != b["black"]["observation"].data_ptr()
     assert a["black"]["observation"][:, 0].sum() == 0 and b["black"]["observation"][:, 0].sum() == N
-    try:
-        import jax.dlpack
-    except ImportError:  # the JAX hand-off is checked where JAX is installed
-        return
-    planes = jax.dlpack.from_dlpack(out[0]["black"]["observation"])
-    assert planes.shape == (N, 5, 9, 9) and str(planes.dtype) == "uint8"
-    np.testing.assert_array_equal(np.asarray(planes), out[0]["black"]["observation"].cpu().numpy())
+
+
+def jax_handoff():
+    """A JAX user's path (JAX is in the test extra): results through DLPack with their
+    shapes, dtypes and values, JAX arrays of actions back in, the CPU env's games."""
+    import jax.dlpack
+    import jax.numpy as jnp
+
+    env = WhatTheShellGpuVectorEnv(N, obs_encoder="planes_uint8")
+    cpu = WhatTheShellVectorEnv(N, obs_encoder="planes_uint8")
+    obs, _ = env.reset(seed=0)
+    cpu.reset(seed=0)
+    for _ in range(12):
+        planes = jax.dlpack.from_dlpack(obs["black"]["observation"])
+        assert planes.shape == (N, 5, 9, 9) and planes.dtype == jnp.uint8
+        np.testing.assert_array_equal(np.asarray(planes), obs["black"]["observation"].cpu())
+        masks = {a: jax.dlpack.from_dlpack(obs[a]["action_mask"]) for a in AGENTS}
+        assert masks["white"].shape == (N, 81) and masks["white"].dtype == jnp.int8
+        actions = {a: jnp.argmax(masks[a], axis=1) for a in AGENTS}  # int32 JAX arrays
+        out = env.step(actions)
+        same(out, cpu.step({a: np.asarray(x) for a, x in actions.items()}), "JAX actions")
+        obs = out[0]
 
 
 def raise_and_errors():

@@ -41,7 +41,7 @@ ROOT = TUTORIALS.parents[1]
 DRIVER = """
 import runpy, sys
 namespace = runpy.run_path(sys.argv[1], run_name="__main__")
-sys.path.append(sys.argv[3])
+sys.path.insert(0, sys.argv[3])  # before site-packages: pgx installs a "tests" too
 from tests.integrations.test_clients import CHECKS
 CHECKS[sys.argv[2]](namespace)
 """

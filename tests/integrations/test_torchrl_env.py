@@ -27,6 +27,7 @@ from shell_envs.integrations.torchrl import (
     WhatTheShellTorchEnv,
     make_env,
 )
+from tests.gpu.helpers import needs_numba_cuda, run
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "train_torchrl_ppo.py"
 
@@ -43,6 +44,43 @@ def test_check_env_specs_passes_on_the_cpu(game):
     check_env_specs(env)
     rollout = env.rollout(60, break_when_any_done=False)
     assert rollout.batch_size == (16, 60)
+
+
+@pytest.mark.parametrize("game", ["what_the_shell", "scorpion"])
+def test_check_env_specs_passes_on_a_gpu(game):
+    pytest.importorskip("numba_cuda", reason='needs the cuda extra: pip install "shell-envs[cuda]"')
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU (the GPU envs' simulator tests run everywhere)")
+    env = make_env(game, 256, device="cuda")
+    check_env_specs(env)
+    rollout = env.rollout(60, break_when_any_done=False)
+    assert rollout.batch_size == (256, 60)
+    assert rollout.device.type == "cuda"
+    assert all(leaf.device.type == "cuda" for leaf in rollout.values(True, True))
+
+
+def _torchrl_checks(tmp_path, simulator: bool) -> None:
+    """tests/gpu/torchrl_checks.py in a fresh process: TorchRL over the GPU envs plays the
+    games it plays over the CPU envs, keeps each step's tensors, and runs the PPO example."""
+    needs_numba_cuda()
+    script = Path(__file__).resolve().parents[1] / "gpu" / "torchrl_checks.py"
+    assert run([str(script), str(tmp_path)], simulator=simulator).splitlines()[-1] == "ok"
+
+
+def test_the_gpu_envs_play_the_cpu_envs_games_through_torchrl_under_the_simulator(tmp_path):
+    _torchrl_checks(tmp_path, simulator=True)
+
+
+def test_the_gpu_envs_play_the_cpu_envs_games_through_torchrl_on_a_gpu(tmp_path):
+    pytest.importorskip("numba_cuda", reason='needs the cuda extra: pip install "shell-envs[cuda]"')
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU (the simulator test above runs the same checks)")
+    _torchrl_checks(tmp_path, simulator=False)
+
+
+def test_a_batched_env_made_with_copy_false_is_refused():
+    with pytest.raises(ValueError, match="made with copy=False: its next step overwrites"):
+        WhatTheShellTorchEnv(what_the_shell_v0.vector_env(4, copy=False))
 
 
 class _Spy:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 
 import shell_envs  # noqa: F401  (registers the ids)
 from shell_envs.core.errors import IllegalMove
 from shell_envs.scorpion import ScorpionState, rules
 from shell_envs.scorpion.rules import M_MOVES
-from shell_envs.scorpion.vector import DRAW_AHEAD, ScorpionVectorEnv
+from shell_envs.scorpion.vector import ScorpionVectorEnv
 from tests.scorpion.helpers import STUCK_AFTER_ONE_MOVE, STUCK_AT_THE_START, action
 
 
@@ -216,24 +217,18 @@ def test_returned_arrays_are_never_overwritten_while_held(mode):
 
 def test_many_autoresets_deal_what_single_envs_deal():
     # short games: every env resets far more often than it draws deal numbers at once
-    assert lockstep(3, 4 * DRAW_AHEAD, seed=11, max_moves=2) > 3 * DRAW_AHEAD
-
-
-def test_deal_numbers_drawn_ahead_equal_single_draws():
-    bulk = np.random.default_rng(7).integers(0, 2**62, size=DRAW_AHEAD)
-    one_by_one = np.random.default_rng(7)
-    assert bulk.tolist() == [int(one_by_one.integers(0, 2**62)) for _ in range(DRAW_AHEAD)]
+    assert lockstep(3, 128, seed=11, max_moves=2) > 96
 
 
 def test_reseeding_restarts_each_envs_deals():
     env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, max_moves=1)
     runs = []
-    for _ in range(2):  # the second reset comes with deal numbers drawn ahead but unused
+    for _ in range(2):  # the second reset comes with each generator's state drawn on
         env.reset(seed=4)
-        infos = [env.step(np.zeros(2, np.int64))[4] for _ in range(3 * DRAW_AHEAD)]
+        infos = [env.step(np.zeros(2, np.int64))[4] for _ in range(96)]
         runs.append([info["deal"].tolist() for info in infos])
     assert runs[0] == runs[1]
-    assert len({d for step in runs[0] for d in step}) > DRAW_AHEAD
+    assert len({d for step in runs[0] for d in step}) > 32
 
 
 def test_deal_pool_draws_every_later_deal_from_it():
@@ -249,6 +244,27 @@ def test_deal_pool_draws_every_later_deal_from_it():
     for bad in ([], [-1], ["x"]):
         with pytest.raises(ValueError):
             env.set_deal_pool(bad)
+
+
+def test_each_autoreset_draws_from_the_envs_own_generator_pool_or_not():
+    # a pool set right after a seeded reset: each env's first pick is its generator's first
+    # draw; then, without the pool, the draws go on
+    pool = [5, 17, 2**40 + 3, 99, 8]
+    env = ScorpionVectorEnv(3, max_moves=1)  # every game ends after one step
+    env.reset(seed=20)
+    env.set_deal_pool(pool)
+    rngs = [seeding.np_random(20 + i)[0] for i in range(3)]
+    ended, resets = np.zeros(3, np.bool_), 0
+    for step in range(24):
+        if step == 12:
+            env.set_deal_pool(None)
+        _, _, terminated, truncated, info = env.step(np.zeros(3, np.int64))
+        for i in np.flatnonzero(ended):
+            expected = pool[rngs[i].integers(len(pool))] if step < 12 else rngs[i].integers(2**62)
+            assert info["deal"][i] == expected, (step, i)
+            resets += 1
+        ended = terminated | truncated
+    assert resets >= 30
 
 
 def test_redeal_starts_the_next_game_in_the_given_envs_only():

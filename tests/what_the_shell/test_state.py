@@ -139,6 +139,23 @@ def test_aec_get_and_set_state():
     assert same(env.get_state(), source.get_state())
 
 
+def test_aec_set_state_keeps_the_books_a_reset_keeps():
+    # every attribute PettingZoo's parallel-to-AEC reset sets, set_state sets alike
+    by_reset = what_the_shell_v0.env()
+    by_reset.reset(options={"position": POSITION})
+    by_state = what_the_shell_v0.env()
+    by_state.set_state(by_reset.get_state())
+    books = {name: vars(env.env) for name, env in (("reset", by_reset), ("set_state", by_state))}
+    assert set(books["reset"]) == set(books["set_state"])
+
+    def shown(value):  # an object (the agent selector) by its attributes
+        return repr(vars(value) if hasattr(value, "__dict__") else value)
+
+    for key, value in books["reset"].items():
+        if key != "env":
+            assert shown(books["set_state"][key]) == shown(value), key
+
+
 def test_action_masks_everywhere_and_the_deprecated_alias():
     env = played_env()
     mask = env.action_masks()

@@ -120,6 +120,30 @@ def test_returned_observations_are_never_overwritten_while_held():
         np.testing.assert_array_equal(array, snapshot)
 
 
+def test_no_returned_array_is_overwritten_while_held():
+    # masks, rewards, flags and infos come from recycled buffers too: held ones stay as they were
+    env = what_the_shell_v0.vector_env(8)
+    obs, infos = env.reset(seed=0)
+    rng = np.random.default_rng(1)
+    held: list[np.ndarray] = []
+    for step in range(18):
+        masks = obs["black"]["action_mask"]
+        actions = {
+            agent: np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            for agent in ("black", "white")
+        }
+        obs, rewards, terminations, truncations, infos = env.step(actions)
+        if step < 6:
+            held += [obs[a][k] for a in ("black", "white") for k in ("observation", "action_mask")]
+            held += [*rewards.values(), *terminations.values(), *truncations.values()]
+            held += [*infos.values(), obs["white"]["action_mask"][3]]
+        if step == 6:
+            snapshots = [a.copy() for a in held]
+    for array, snapshot in zip(held, snapshots, strict=True):
+        np.testing.assert_array_equal(array, snapshot)
+    assert len(env._out_pools[0]) <= 4
+
+
 def test_observation_buffers_are_recycled_once_released():
     env = what_the_shell_v0.vector_env(8)
     obs, _ = env.reset(seed=0)

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The GPU path's checks and figures in one run, on a machine with an NVIDIA GPU (issue 43).
+#
+#   bash benchmarks/gpu_check.sh OUT [--wheels DIR] [STEP ...]
+#
+# Steps (all by default, in this order, the figures first; each under its own time limit, its
+# output in OUT/log.txt, a failed one reported and the others still run).  With 10 minutes a
+# command, run `versions bench scaling` (about 8 minutes) in one and `tests ppo` in the next.
+#   versions  Python, numpy, numba, numba-cuda, torch and the GPU seen
+#   bench     benchmarks/gpu.py (under 5 minutes): OUT/gpu.json, OUT/gpu.md
+#   scaling   the CPU batched envs from 2 threads to all: OUT/cpu_scaling.json
+#   tests     the real-GPU tests: both GPU envs against the CPU batched envs, directly and
+#             through TorchRL (check_env_specs on cuda, one PPO iteration)
+#   ppo       examples/train_torchrl_ppo.py on the GPU, a minute a game: OUT/ppo_<game>/
+# --wheels DIR installs the wheels in DIR first (into /tmp/site, for a machine that cannot
+# reach PyPI; benchmarks/gpu_wheels.txt lists them and how to fetch them).  Exits 1 if a step
+# failed.
+set -u -o pipefail
+usage="usage: bash benchmarks/gpu_check.sh OUT [--wheels DIR] [STEP ...]"
+out=${1:?$usage}
+shift
+wheels=""
+if [ "${1:-}" = "--wheels" ]; then
+  wheels=${2:?$usage}
+  shift 2
+fi
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(versions bench scaling tests ppo)
+mkdir -p "$out"
+log="$out/log.txt"
+site=""
+if [ -n "$wheels" ]; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site "$wheels"/*.whl || exit 1
+  site=/tmp/site
+fi
+# the checkout first (the carried pgx has a top-level "tests" package too), then the wheels
+export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${site:+:$site}${PYTHONPATH:+:$PYTHONPATH}"
+# torch, numba-cuda and JAX share the GPU in one process: JAX takes memory as it needs it
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+
+failed=0
+run() {  # NAME SECONDS COMMAND...: the command under a time limit, its output logged
+  local name=$1 limit=$2
+  shift 2
+  echo "== $name $(date -u +%FT%TZ)" | tee -a "$log"
+  timeout "$limit" "$@" 2>&1 | tee -a "$log"
+  local code=$?
+  if [ $code -ne 0 ]; then
+    echo "!! $name failed (exit $code)" | tee -a "$log"
+    failed=1
+  fi
+}
+
+for step in "${steps[@]}"; do
+  case $step in
+  versions)
+    run versions 120 python3 -c "
+import platform, numpy, numba, numba_cuda, torch
+from numba import cuda
+print(platform.python_version(), 'numpy', numpy.__version__, 'numba', numba.__version__,
+      'numba-cuda', numba_cuda.__version__, 'torch', torch.__version__)
+print(cuda.get_current_device().name, torch.cuda.get_device_name())"
+    ;;
+  tests)
+    run tests 300 python3 -m pytest -q -p no:cacheprovider tests/gpu \
+      tests/integrations/test_torchrl_env.py -k "real_gpu or on_a_gpu"
+    ;;
+  bench)
+    run bench 300 python3 benchmarks/gpu.py --budget 230 --out "$out/gpu"
+    ;;
+  scaling)
+    run scaling 150 python3 benchmarks/cpu_scaling.py --threads 2 "$(nproc)" --seconds 1 \
+      --repeats 3 --json "$out/cpu_scaling.json"
+    ;;
+  ppo)
+    for game in what_the_shell scorpion; do
+      run "ppo_$game" 150 python3 examples/train_torchrl_ppo.py --game "$game" --device cuda \
+        --minutes 1 --out "$out/ppo_$game"
+    done
+    ;;
+  *)
+    echo "unknown step $step; $usage" >&2
+    exit 2
+    ;;
+  esac
+done
+exit $failed
