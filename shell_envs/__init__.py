@@ -17,15 +17,16 @@ from gymnasium.envs.registration import register, registry
 from shell_envs._version import __version__
 
 
-def scorpion_vector_env(num_envs: int, device: str = "cpu", **kwargs: Any) -> Any:
+def scorpion_vector_env(num_envs: int, device: Any = "cpu", **kwargs: Any) -> Any:
     """Scorpion's vector entry point: ``num_envs`` deals batched on ``device`` (``"cpu"``: the
-    compiled parallel loop; ``"cuda"``: one GPU thread per deal, needs the ``cuda`` extra)."""
-    from shell_envs.core.validation import DEVICES, choice
+    compiled parallel loop; ``"cuda"``, ``"cuda:N"`` or a ``torch.device``: one GPU thread per
+    deal, needs the ``cuda`` extra)."""
+    from shell_envs.core import validation
 
-    if choice("device", device, DEVICES) == "cuda":
+    if validation.device("device", device)[0] == "cuda":
         from shell_envs.scorpion.gpu import ScorpionGpuVectorEnv
 
-        return ScorpionGpuVectorEnv(num_envs, **kwargs)
+        return ScorpionGpuVectorEnv(num_envs, device=device, **kwargs)
     from shell_envs.scorpion.vector import ScorpionVectorEnv
 
     return ScorpionVectorEnv(num_envs, **kwargs)

@@ -14,7 +14,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.agent_selector import AgentSelector
 from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
-from shell_envs.core.validation import DEVICES, choice
+from shell_envs.core import validation
 from shell_envs.what_the_shell.encoders import register_encoder
 from shell_envs.what_the_shell.env import (
     ILLEGAL_REASONS,
@@ -109,14 +109,15 @@ def env(**kwargs: Any):
     return _OrderEnforcing(WhatTheShellAEC(WhatTheShellEnv(**kwargs)))
 
 
-def vector_env(num_envs: int, device: str = "cpu", **kwargs: Any) -> Any:
+def vector_env(num_envs: int, device: Any = "cpu", **kwargs: Any) -> Any:
     """``num_envs`` games stepped together (arrays ``(N, ...)``): on ``device="cpu"`` by one
-    compiled parallel loop (numpy arrays), on ``"cuda"`` one GPU thread per game (torch
-    tensors on the device; needs the ``cuda`` extra and a GPU)."""
-    if choice("device", device, DEVICES) == "cuda":
+    compiled parallel loop (numpy arrays), on ``"cuda"`` (or ``"cuda:N"``, a ``torch.device``)
+    one GPU thread per game (torch tensors on the device; needs the ``cuda`` extra and a
+    GPU)."""
+    if validation.device("device", device)[0] == "cuda":
         from shell_envs.what_the_shell.gpu import WhatTheShellGpuVectorEnv
 
-        return WhatTheShellGpuVectorEnv(num_envs, **kwargs)
+        return WhatTheShellGpuVectorEnv(num_envs, device=device, **kwargs)
     return WhatTheShellVectorEnv(num_envs, **kwargs)
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from shell_envs.core import validation
 from shell_envs.core.numba_patches import inline_without_copies
 
 __all__ = [
@@ -38,19 +39,24 @@ __all__ = [
     "THREADS_PER_BLOCK",
     "CudaUnavailableError",
     "Kernel",
+    "Launch",
     "as_torch",
     "assemble",
     "compile_ptx",
     "cuda",
+    "default_stream",
     "device_array",
     "device_function",
     "empty",
     "from_device",
     "integer_array",
+    "output",
     "random_states",
     "require",
     "simulated",
     "synchronize",
+    "torch_device",
+    "torch_module",
 ]
 
 INSTALL = 'pip install "shell-envs[cuda]"'
@@ -136,18 +142,15 @@ class Kernel:
 
     ``body`` is a plain Python function of one game (game modules never write ``cuda.grid``);
     it may call the rule functions directly, and any helper it calls must be compiled
-    ([`jit`][shell_envs.core.jit.jit]).  Compiled on the first launch for the argument types
-    it gets (numba-cuda's dispatcher), then launched asynchronously on the default stream:
-    nothing waits for the GPU until a result is read on the host.  Later launches with
-    arguments of the same kinds go straight to the compiled kernel, skipping numba-cuda's
-    per-launch type resolution (tens of microseconds a launch, with many arguments).
+    ([`jit`][shell_envs.core.jit.jit]).  `prepare` gives a `Launch` with its arguments
+    marshalled once (an env prepares its launches when it is made: its buffers never move);
+    calling the kernel prepares and launches in one go, for rare launches.
     """
 
     def __init__(self, body: Callable[..., Any], threads: int = THREADS_PER_BLOCK) -> None:
         self.body = body
         self.threads = threads
         self.name, self.source = _kernel_source(body)
-        self._compiled_for: dict[tuple[Any, ...], Any] = {}
 
     @functools.cached_property
     def python_function(self) -> Callable[..., Any]:
@@ -158,38 +161,119 @@ class Kernel:
 
     @functools.cached_property
     def compiled(self) -> Any:
-        """The numba-cuda kernel dispatcher (compiles per argument types on first launch)."""
+        """The numba-cuda kernel dispatcher (compiles once per argument types)."""
         return require().jit(self.python_function)
 
-    def __call__(self, n: int, *arrays: Any) -> None:
-        """Launch over ``n`` games (nothing when ``n`` is 0)."""
-        if n <= 0:
-            return
-        threads = min(self.threads, n)
-        blocks = (n + threads - 1) // threads
-        args = (n, *arrays)
-        if simulated():
-            self.compiled[blocks, threads](*args)
-            return
-        key = tuple(_kind(a) for a in arrays)
-        kernel = self._compiled_for.get(key)
-        if kernel is not None:
-            kernel.launch(args, (blocks, 1, 1), (threads, 1, 1), 0, 0)
-            return
-        self.compiled[blocks, threads](*args)
-        argument_types = tuple(self.compiled.typeof_pyval(a) for a in args)
-        kernel = self.compiled.overloads.get(argument_types)
-        if kernel is not None and hasattr(kernel, "launch"):
-            self._compiled_for[key] = kernel
+    def prepare(self, n: int, *args: Any) -> Launch:
+        """A `Launch` of this kernel over ``n`` games with ``args`` (compiled for their types
+        now, if not yet)."""
+        return Launch(self, n, args)
+
+    def __call__(self, n: int, *args: Any) -> None:
+        """Prepare and launch over ``n`` games (nothing when ``n`` is 0)."""
+        self.prepare(n, *args)()
 
 
-def _kind(value: Any) -> tuple[Any, ...]:
-    """What selects a compiled kernel for an argument: a device array's dtype, dimensions and
-    contiguity, else the Python type."""
-    dtype = getattr(value, "dtype", None)
-    if dtype is None:
-        return (type(value),)
-    return type(value), dtype, value.ndim, value.is_c_contiguous()
+class Launch:
+    """A kernel launch over ``n`` games whose arguments are marshalled once.
+
+    numba-cuda turns every argument into kernel parameters at every launch (tens of
+    microseconds an array); an env's buffers never move, so a `Launch` does that once, with
+    numba-cuda's own marshalling, and each call hands the same parameters to cuda-core's
+    ``launch`` on the default stream (converted once: cuda-core takes no bare ``0``).
+    `bind` swaps one argument for another array of the same dtype, shape and strides (fresh
+    output buffers, a caller's actions).  Under the simulator each call runs the kernel as
+    Python.
+    """
+
+    def __init__(self, kernel: Kernel, n: int, args: tuple[Any, ...]) -> None:
+        self.kernel = kernel
+        self.n = n
+        self.args = list(args)
+        self.threads = min(kernel.threads, max(n, 1))
+        self.blocks = -(-n // self.threads)
+        self._native = None
+        if n > 0 and not simulated():
+            self._native = _Native(kernel.compiled, n, self.args, self.blocks, self.threads)
+
+    def bind(self, index: int, array: Any) -> None:
+        """Argument ``index`` (0 is the first after ``n``) is ``array`` from now on: a device
+        array or CUDA tensor of the same dtype, shape and strides as the one it replaces."""
+        if self._native is not None:
+            self._native.bind(index + 1, array)
+        self.args[index] = array
+
+    def __call__(self) -> None:
+        """Launch (asynchronously: nothing waits for the GPU)."""
+        if self.n <= 0:
+            return
+        if self._native is None:
+            self.kernel.compiled[self.blocks, self.threads](self.n, *self.args)
+        else:
+            self._native()
+
+
+@functools.cache
+def default_stream() -> Any:
+    """The default stream as cuda-core's ``launch`` takes it (numba-cuda's conversion, once)."""
+    from numba.cuda.cudadrv import driver
+
+    return driver._to_core_stream(0)
+
+
+_DATA = 4  # an array's parameters: meminfo, parent, size, itemsize, data, shape..., strides...
+
+
+class _Native:
+    """The marshalled parameters of one launch on a device, and the launch itself."""
+
+    def __init__(self, dispatcher: Any, n: int, args: list[Any], blocks: int, threads: int) -> None:
+        from cuda.core import LaunchConfig, launch
+
+        values = (n, *args)
+        compiled = dispatcher.compile(tuple(dispatcher.typeof_pyval(v) for v in values))
+        self.entry_name = compiled.entry_name
+        self._spans: list[int] = []  # where each argument's parameters start
+        self.params: list[Any] = []
+        for ty, value in zip(compiled.argument_types, values, strict=True):
+            self._spans.append(len(self.params))
+            compiled._prepare_args(ty, value, default_stream(), [], self.params)
+        self._layouts = [_layout(value) for value in values]
+        self.function = compiled._codelibrary.get_cufunc().kernel
+        self.config = LaunchConfig(grid=(blocks, 1, 1), block=(threads, 1, 1))
+        self._launch = launch
+
+    def bind(self, position: int, array: Any) -> None:
+        """Parameter group ``position`` (``n`` is 0) for ``array``: its data pointer swapped in
+        when it has the dtype, shape and strides of the array before, else a ``ValueError``."""
+        layout, before = _layout(array), self._layouts[position]
+        if before is None or layout != before:
+            raise ValueError(
+                f"argument {position - 1} of {self.entry_name} must keep its dtype, shape and "
+                f"strides {before}; got {layout}"
+            )
+        self.params[self._spans[position] + _DATA] = _pointer(array)
+
+    def __call__(self) -> None:
+        self._launch(default_stream(), self.config, self.function, *self.params)
+
+
+def _layout(value: Any) -> tuple[Any, ...] | None:
+    """``(dtype, shape, strides in bytes)`` of a device array or CUDA tensor, else None."""
+    if hasattr(value, "data_ptr") and hasattr(value, "stride"):  # a torch tensor
+        size = value.element_size()
+        dtype = np.dtype(str(value.dtype).removeprefix("torch."))
+        return dtype, tuple(value.shape), tuple(s * size for s in value.stride())
+    if hasattr(value, "device_ctypes_pointer"):  # a numba-cuda device array
+        return value.dtype, tuple(value.shape), tuple(value.strides)
+    return None
+
+
+def _pointer(value: Any) -> int:
+    """The device address of a device array's or a tensor's first element."""
+    if hasattr(value, "data_ptr"):
+        return value.data_ptr()
+    return value.device_ctypes_pointer.value or 0
 
 
 @contextlib.contextmanager
@@ -264,8 +348,10 @@ def device_array(host: np.ndarray) -> Any:
 
 
 def from_device(array: Any) -> np.ndarray:
-    """A host copy of the device array ``array`` (waits for the GPU)."""
-    return array.copy_to_host()
+    """A host copy of the device array or tensor ``array`` (waits for the GPU)."""
+    if hasattr(array, "copy_to_host"):
+        return array.copy_to_host()
+    return array.cpu().numpy()
 
 
 def random_states(n: int, seed: int | None) -> Any:
@@ -282,9 +368,9 @@ def synchronize() -> None:
     require().synchronize()
 
 
-def _torch() -> Any:
+def torch_module() -> Any:
     """``torch``, imported on first use (results come out as torch tensors); on a GPU, a
-    torch built with CUDA."""
+    torch built with CUDA, else `CudaUnavailableError`."""
     try:
         import torch
     except ImportError as exc:
@@ -299,21 +385,54 @@ def _torch() -> Any:
     return torch
 
 
+def torch_device(device: Any = "cuda") -> Any:
+    """The torch device of a GPU env made with ``device`` (``"cuda"``, ``"cuda:N"`` or a
+    ``torch.device``): numba-cuda's current device, the CPU under the simulator.  Another
+    device index than the current one gets a ``ValueError`` (select the GPU with
+    ``CUDA_VISIBLE_DEVICES``); no device or no extra, `CudaUnavailableError`."""
+    kind, index = validation.device("device", device)
+    if kind != "cuda":
+        raise ValueError(f"a GPU env runs on device 'cuda' or 'cuda:N'; got {device!r}")
+    module = require()
+    torch = torch_module()
+    current = 0 if simulated() else module.get_current_device().id
+    if index is not None and index != current:
+        raise ValueError(
+            f"device={device!r}: the GPU envs run on the current CUDA device, cuda:{current}; "
+            "choose another GPU with CUDA_VISIBLE_DEVICES"
+        )
+    return torch.device("cpu") if simulated() else torch.device("cuda", current)
+
+
+def output(shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:
+    """A fresh device buffer for a kernel to write: ``(argument, tensor)``, what to pass to the
+    kernel and the torch tensor over the same memory (one object on a GPU, from torch's
+    caching allocator; a simulator array and a CPU tensor over it under the simulator)."""
+    torch = torch_module()
+    if simulated():
+        array = require().device_array(shape, dtype=np.dtype(dtype))
+        return array, torch.from_numpy(array._ary)
+    dtype = getattr(torch, np.dtype(dtype).name if np.dtype(dtype) != np.bool_ else "bool")
+    tensor = torch.empty(shape, dtype=dtype, device="cuda")
+    return tensor, tensor
+
+
 def as_torch(array: Any) -> Any:
     """A torch tensor viewing the device array ``array`` (no copy).
 
     On the GPU through ``__cuda_array_interface__`` (``torch.as_tensor(..., device="cuda")``);
     under the simulator a CPU tensor over its host memory.  The view lives as long as the
-    tensor does; the env writes into the same memory on its next step.
+    tensor does; a kernel that writes ``array`` again changes what it shows.
     """
-    torch = _torch()
+    torch = torch_module()
     if simulated():
         return torch.from_numpy(array._ary)
     return torch.as_tensor(array, device="cuda")
 
 
 def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
-    """``values`` as an ``int64`` device array of ``shape`` (no copy when already one).
+    """``values`` as an ``int64`` array on the device, of ``shape``, for a kernel (a contiguous
+    CUDA tensor on a GPU, no copy when already one; a simulator array under the simulator).
 
     Takes any CUDA array (torch, CuPy, numba; through ``__cuda_array_interface__``), a DLPack
     producer (JAX), or a host array or sequence; anything else, another shape or a non-integer
@@ -321,7 +440,7 @@ def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
     default stream, which is made to wait for torch's current stream when that is another.
     """
     module = require()
-    torch = _torch()
+    torch = torch_module()
     if simulated():
         if hasattr(values, "_ary"):  # a simulator device array
             values = values._ary
@@ -345,7 +464,7 @@ def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
     current, default = torch.cuda.current_stream(), torch.cuda.default_stream()
     if current != default:  # kernels run on the default stream: it waits, the host does not
         default.wait_stream(current)
-    return module.as_cuda_array(tensor, sync=False)  # sync=True would wait on the host
+    return tensor
 
 
 def _checked(array: Any, shape: tuple[int, ...], what: str, kind: str) -> Any:

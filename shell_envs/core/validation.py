@@ -18,6 +18,20 @@ def choice(name: str, value: object, accepted: tuple[str, ...]) -> str:
     return value
 
 
+def device(name: str, value: object) -> tuple[str, int | None]:
+    """``(kind, index)`` of a device: ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a ``torch.device``
+    (anything with ``type`` and ``index``; torch is not imported here), else a ``ValueError``."""
+    kind, index = getattr(value, "type", None), getattr(value, "index", None)
+    if isinstance(value, str):
+        kind, colon, number = value.partition(":")
+        index = int(number) if number.isdigit() else (-1 if colon else None)
+    if kind not in DEVICES or (index is not None and (index < 0 or kind == "cpu")):
+        raise ValueError(
+            f"{name} must be 'cpu', 'cuda', 'cuda:N' or a torch.device of those; got {value!r}"
+        )
+    return kind, index
+
+
 def flag(name: str, value: object) -> bool:
     """``value`` as a bool if it is one, else a ``ValueError``."""
     if not isinstance(value, (bool, np.bool_)):

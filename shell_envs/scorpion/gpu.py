@@ -13,11 +13,15 @@ CPU batch loop runs (`shell_envs.scorpion.deals.next_deal`: numpy's PCG64, compi
 for the same seeds and actions the GPU env plays the CPU env's games, autoresets included.
 
 State lives on the device as struct-of-arrays by default (game index last: ``tab[c, d, i]``,
-so neighbouring threads read neighbouring bytes); ``layout="game_major"`` keeps the CPU env's
-``(N, ...)`` rows instead, for comparison (``benchmarks/gpu.py`` measures both).  Results
-come out ``(N, ...)`` as torch tensors on the device that view the env's buffers (with the
-struct-of-arrays layout, observations and masks are transposed views, not contiguous): valid
-until the next ``step``, ``reset`` or ``redeal`` (``copy=True`` clones them).
+so neighbouring threads read neighbouring bytes), and so do the results the kernels write
+(observations ``(size, N)``, masks ``(A, N)``, rewards, flags and infos ``(N,)`` rows), which
+users get as batch-first views (not contiguous); ``layout="game_major"`` keeps the CPU env's
+``(N, ...)`` rows instead, for comparison (``benchmarks/gpu.py`` measures both).  The step
+launch and the sampler's are prepared once (`shell_envs.core.cuda.Launch`), and the kernels
+write the infos too, so a random-play step is two launches.  With ``copy=False`` (default)
+results view the env's buffers, written again by the next ``step``, ``reset`` or ``redeal``;
+with ``copy=True`` each step's kernel writes fresh buffers (the masks, which the rules also
+read as state, are copied).
 """
 
 from __future__ import annotations
@@ -62,43 +66,55 @@ def _reseed(i, seeded, fresh, gen):
 
 def _step_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions, allow_undo,
               steps, max_moves, win_reward, relaxed, autoreset, deals, kind, codes, rewards,
-              terminated, truncated, gen, pool, use_pool):  # fmt: skip
-    """Game ``i`` of a step, state as struct-of-arrays (``tab[column, depth, game]`` ...)."""
+              terminated, truncated, gen, pool, use_pool, counts, flags, code,
+              deal):  # fmt: skip
+    """Game ``i`` of a step and its infos, game index last (``tab[column, depth, game]``,
+    ``obs[k, game]`` ...)."""
     vector.step_game(i, tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
                      hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], actions, allow_undo,
                      steps, max_moves, win_reward, relaxed, autoreset, deals, kind, True, codes,
                      rewards, terminated, truncated, gen[:, i], pool, use_pool)  # fmt: skip
+    vector.fill_infos(i, meta[:, i], codes, deals, counts, flags, code, deal)
 
 
 def _step_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions,
                      allow_undo, steps, max_moves, win_reward, relaxed, autoreset, deals, kind,
-                     codes, rewards, terminated, truncated, gen, pool, use_pool):  # fmt: skip
-    """Game ``i`` of a step, state in game-major rows (``tab[game, column, depth]`` ...)."""
+                     codes, rewards, terminated, truncated, gen, pool, use_pool, counts, flags,
+                     code, deal):  # fmt: skip
+    """Game ``i`` of a step and its infos, state and observations in game-major rows
+    (``tab[game, column, depth]``, ``obs[game, k]`` ...)."""
     vector.step_game(i, tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
                      cards[i], actions, allow_undo, steps, max_moves, win_reward, relaxed,
                      autoreset, deals, kind, True, codes, rewards, terminated, truncated,
                      gen[:, i], pool, use_pool)  # fmt: skip
+    vector.fill_infos(i, meta[i], codes, deals, counts, flags, code, deal)
 
 
 def _reset_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals, relaxed,
-               allow_undo, kind, steps, autoreset):  # fmt: skip
-    """Deal ``deals[i]`` in game ``i`` if ``which[i]`` (struct-of-arrays)."""
+               allow_undo, kind, steps, autoreset, codes, counts, flags, code,
+               deal):  # fmt: skip
+    """Deal ``deals[i]`` in game ``i`` if ``which[i]``, with its infos (struct-of-arrays)."""
     if which[i]:
         vector.reset_game(tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
                           hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], deals[i], relaxed,
                           allow_undo, kind)  # fmt: skip
         steps[i] = 0
         autoreset[i] = False
+        codes[i] = engine.OK
+        vector.fill_infos(i, meta[:, i], codes, deals, counts, flags, code, deal)
 
 
 def _reset_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals,
-                      relaxed, allow_undo, kind, steps, autoreset):  # fmt: skip
-    """Deal ``deals[i]`` in game ``i`` if ``which[i]`` (game-major rows)."""
+                      relaxed, allow_undo, kind, steps, autoreset, codes, counts, flags, code,
+                      deal):  # fmt: skip
+    """Deal ``deals[i]`` in game ``i`` if ``which[i]``, with its infos (game-major rows)."""
     if which[i]:
         vector.reset_game(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
                           cards[i], deals[i], relaxed, allow_undo, kind)  # fmt: skip
         steps[i] = 0
         autoreset[i] = False
+        codes[i] = engine.OK
+        vector.fill_infos(i, meta[i], codes, deals, counts, flags, code, deal)
 
 
 def _check_soa(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
@@ -158,15 +174,16 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
 
     i64, b1 = array(np.int64, 1), array(np.bool_, 1)
     gen = (array(np.int64, 2), i64, types.boolean)  # generators, pool, use_pool
+    infos = (array(np.int32, 2), array(np.bool_, 2), i64, i64)  # counts, flags, code, deal
     out: list[tuple[cuda.Kernel, tuple]] = []
     for layout in LAYOUTS:
         state = tuple(array(dtype, len(shape) + 1) for shape, dtype in _PER_GAME.values())
         rows = (array(np.bool_, 2), array(np.int8, 2), array(np.int8, 2))  # masks, obs, cards
         step = (*state, *rows, i64, types.boolean, array(np.int32, 1), types.int64, types.boolean,
-                types.boolean, b1, i64, types.int64, i64, array(np.float32, 1), b1, b1,
-                *gen)  # fmt: skip
+                types.boolean, b1, i64, types.int64, i64, array(np.float32, 1), b1, b1, *gen,
+                *infos)  # fmt: skip
         reset = (*state, *rows, b1, i64, types.boolean, types.boolean, types.int64,
-                 array(np.int32, 1), b1)  # fmt: skip
+                 array(np.int32, 1), b1, i64, *infos)  # fmt: skip
         check = (*state, i64, types.boolean, b1, i64)
         sample = (array(np.bool_, 2), array(np.uint64, 1), i64)
         out += [
@@ -180,6 +197,13 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
     return out
 
 
+STEP_ARGS = ("tab", "lens", "fd", "reserve", "meta", "hist", "masks", "obs", "cards", "actions",
+             "allow_undo", "steps", "max_moves", "win_reward", "relaxed", "autoreset", "deals",
+             "kind", "codes", "rewards", "terminated", "truncated", "gen", "pool", "use_pool",
+             "counts", "flags", "code", "deal")  # fmt: skip
+OUTPUTS = ("obs", "rewards", "terminated", "truncated", "counts", "flags", "code", "deal")
+
+
 class ScorpionGpuVectorEnv(VectorEnv):
     """``num_envs`` Scorpion games on a CUDA device; the API of
     [`ScorpionVectorEnv`][shell_envs.scorpion.vector.ScorpionVectorEnv] with torch tensors.
@@ -188,12 +212,13 @@ class ScorpionGpuVectorEnv(VectorEnv):
     is refused: its per-game ``final_obs`` objects would stop the GPU every step) as the CPU
     batched env, and for the same seeds and actions the same games.  ``step`` takes actions
     as any CUDA array (torch, CuPy, JAX; through ``__cuda_array_interface__`` or DLPack) or a
-    host array; it returns torch tensors on the device that view the env's buffers, valid
-    until the next ``step``/``reset``/``redeal`` (``copy=True``: fresh clones).  The built-in
-    encoders ``tableau`` and ``cards`` run on the device; other encoders are refused.
-    `sample_actions` draws random legal actions on the device.  ``illegal_action=
-    "raise"`` checks the actions first and waits for the GPU (one small copy per step); the
-    default ``"reject"`` never waits.
+    host array; it returns torch tensors on ``device`` (``"cuda"``, ``"cuda:N"`` or a
+    ``torch.device``; see `shell_envs.core.cuda.torch_device`).  With ``copy=False`` they view
+    the env's buffers, written again by the next ``step``/``reset``/``redeal``; with
+    ``copy=True`` each step's kernel writes fresh ones.  The built-in encoders ``tableau`` and
+    ``cards`` run on the device; other encoders are refused.  `sample_actions` draws random
+    legal actions on the device.  ``illegal_action="raise"`` checks the actions first and
+    waits for the GPU (one small copy per step); the default ``"reject"`` never waits.
     """
 
     def __init__(
@@ -211,6 +236,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         render_mode: str | None = None,
         copy: bool = False,
         layout: str = "soa",
+        device: Any = "cuda",
     ) -> None:
         autoreset_mode = vector.configure(self, num_envs, rules, obs_encoder, illegal_action,
                                           allow_undo, lang, max_moves, reward, mask_in_obs,
@@ -227,47 +253,63 @@ class ScorpionGpuVectorEnv(VectorEnv):
             )
         self.copy = flag("copy", copy)
         self.layout = choice("layout", layout, LAYOUTS)
-        cuda.require()
-        torch = cuda._torch()
-        self.device = torch.device("cpu" if cuda.simulated() else "cuda")
-        n = self.num_envs
+        self.device = cuda.torch_device(device)
+        n, layout = self.num_envs, self.layout
         obs_space = self.encoder.space
-        layout = self.layout
         self.state = {name: cuda.device_array(_fresh_state(name, n, layout)) for name in _PER_GAME}
         self._masks = cuda.device_array(np.zeros(_shape(n, (self.n_actions,), layout), np.bool_))
-        self._obs = cuda.device_array(np.zeros(_shape(n, obs_space.shape, layout), obs_space.dtype))
         self._cards = cuda.empty(_shape(n, (engine.N_CARDS,), layout), np.int8)
         self._steps = cuda.device_array(np.zeros(n, np.int32))
         self._deals = cuda.device_array(np.zeros(n, np.int64))
         self._autoreset = cuda.device_array(np.zeros(n, np.bool_))
         self._codes = cuda.device_array(np.zeros(n, np.int64))
-        self._rewards = cuda.device_array(np.zeros(n, np.float32))
-        self._terminated = cuda.device_array(np.zeros(n, np.bool_))
-        self._truncated = cuda.device_array(np.zeros(n, np.bool_))
+        self._no_actions = cuda.device_array(np.zeros(n, np.int64))
         self._gen = cuda.device_array(generator_columns([None] * n))
         self._pool = cuda.device_array(np.zeros(1, np.int64))
         self._use_pool = False
         self._rng = cuda.random_states(n, None)
         self._picks = cuda.empty(n, np.int64)
-        self._tensors = self._views()
-
-    def _views(self) -> dict[str, Any]:
-        """The torch tensors viewing the env's buffers, ``(N, ...)``, made once."""
-        obs = cuda.as_torch(self._obs)
+        self._shapes = {"obs": _shape(n, obs_space.shape, layout), "rewards": (n,),
+                        "terminated": (n,), "truncated": (n,)}  # fmt: skip
+        self._dtypes = {"obs": obs_space.dtype, "rewards": np.float32, "terminated": np.bool_,
+                        "truncated": np.bool_}  # fmt: skip
+        for name, (rows, dtype) in zip(OUTPUTS[4:], vector.INFO_ARRAYS, strict=True):
+            self._shapes[name], self._dtypes[name] = (*rows, n), dtype
+        self._outputs = self._fresh_outputs()
+        self._scratch: dict[str, tuple[Any, Any]] | None = None  # what redeal writes (copy)
         masks = cuda.as_torch(self._masks)
-        meta = cuda.as_torch(self.state["meta"])
-        if self.layout == "soa":  # the built-in encodings are 1-D: (size, N) viewed as (N, size)
-            obs, masks, meta = obs.T, masks.T, meta.T
+        self._masks_view = masks.T if layout == "soa" else masks
+        self._picks_view = cuda.as_torch(self._picks)
+        self._step = self._prepare_step()
+        self._sample = SAMPLE_KERNELS[layout].prepare(n, self._masks, self._rng, self._picks)
+        self._tensors = self._views(self._outputs)
+
+    def _fresh_outputs(self) -> dict[str, tuple[Any, Any]]:
+        """A fresh buffer for each result the kernels write: ``name: (argument, tensor)``."""
+        return {name: cuda.output(self._shapes[name], self._dtypes[name]) for name in OUTPUTS}
+
+    def _prepare_step(self) -> cuda.Launch:
+        """The step launch over the current buffers, deal pool and options."""
+        outputs = {name: argument for name, (argument, _) in self._outputs.items()}
+        return STEP_KERNELS[self.layout].prepare(
+            self.num_envs, *self._state(), self._masks, outputs["obs"], self._cards,
+            self._no_actions, self.allow_undo, self._steps, self.max_moves,
+            self.reward_mode == "win", self._relaxed, self._autoreset, self._deals, self._kind,
+            self._codes, *(outputs[k] for k in ("rewards", "terminated", "truncated")),
+            self._gen, self._pool, self._use_pool,
+            *(outputs[k] for k in ("counts", "flags", "code", "deal")),
+        )  # fmt: skip
+
+    def _views(self, outputs: dict[str, tuple[Any, Any]]) -> dict[str, Any]:
+        """The results as batch-first tensors viewing ``outputs`` (made once per buffer set)."""
+        t = {name: tensor for name, (_, tensor) in outputs.items()}
+        obs = t["obs"].T if self.layout == "soa" else t["obs"]
         return {
             "obs": obs,
-            "masks": masks,
-            "meta": meta,
-            "rewards": cuda.as_torch(self._rewards),
-            "terminated": cuda.as_torch(self._terminated),
-            "truncated": cuda.as_torch(self._truncated),
-            "codes": cuda.as_torch(self._codes),
-            "deals": cuda.as_torch(self._deals),
-            "picks": cuda.as_torch(self._picks),
+            "rewards": t["rewards"],
+            "terminated": t["terminated"],
+            "truncated": t["truncated"],
+            "infos": vector.as_infos(t["counts"], t["flags"], t["code"], t["deal"]),
         }
 
     def reset(
@@ -286,22 +328,21 @@ class ScorpionGpuVectorEnv(VectorEnv):
             RESEED_KERNEL(n, cuda.device_array(seeded), cuda.device_array(generator_columns(
                 seeds)), self._gen)  # fmt: skip
             first = next(s for s in seeds if s is not None)
-            self._rng = cuda.random_states(n, first)
-        torch = cuda._torch()
-        deals = self._tensors["deals"]
+            self._rng.copy_to_device(cuda.random_states(n, first))
         if numbers is not None:
-            deals.copy_(torch.as_tensor(np.array(numbers, np.int64)))
+            self._deals.copy_to_device(np.array(numbers, np.int64))
         else:
-            deals.copy_(torch.as_tensor(np.array([s or 0 for s in seeds], np.int64)))
+            self._deals.copy_to_device(np.array([s or 0 for s in seeds], np.int64))
             self._launch_draw(~seeded)
-        self._launch_reset(np.ones(n, np.bool_))
-        self._tensors["codes"].zero_()
+        self._use_fresh_outputs()
+        self._launch_reset(np.ones(n, np.bool_), self._outputs)
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
         """Play one action in every game (``int[N]``: any CUDA array or host array)."""
         n = self.num_envs
-        acts = cuda.integer_array(actions, (n,), "actions")
+        acts = self._picks if actions is self._picks_view else cuda.integer_array(
+            actions, (n,), "actions")  # fmt: skip
         if self.illegal_action == "raise":
             CHECK_KERNELS[self.layout](n, *self._state(), acts, self.allow_undo, self._autoreset,
                                        self._codes)  # fmt: skip
@@ -311,30 +352,21 @@ class ScorpionGpuVectorEnv(VectorEnv):
                 i = int(bad[0])
                 action = int(cuda.from_device(acts)[i])
                 raise IllegalMove(f"env {i}: {self.explain(i, action)}")
-        STEP_KERNELS[self.layout](n, *self._state(), self._masks, self._obs, self._cards, acts,
-                                  self.allow_undo, self._steps, self.max_moves,
-                                  self.reward_mode == "win", self._relaxed, self._autoreset,
-                                  self._deals, self._kind, self._codes, self._rewards,
-                                  self._terminated, self._truncated, self._gen, self._pool,
-                                  self._use_pool)  # fmt: skip
+        self._use_fresh_outputs()
+        self._step.bind(STEP_ARGS.index("actions"), acts)
+        self._step()
         t = self._tensors
-        return (
-            self._observations(),
-            self._out(t["rewards"]),
-            self._out(t["terminated"]),
-            self._out(t["truncated"]),
-            self._infos(),
-        )
+        return self._observations(), t["rewards"], t["terminated"], t["truncated"], self._infos()
 
     def action_masks(self) -> Any:
         """``bool[N, A]`` tensor: for each game, True where the engine accepts the action."""
-        return self._out(self._tensors["masks"])
+        return self._masks_view.clone() if self.copy else self._masks_view
 
     def sample_actions(self) -> Any:
         """A uniformly random legal action per game (``int64[N]`` tensor on the device, from
         the current masks), drawn on the device; valid until the next call."""
-        SAMPLE_KERNELS[self.layout](self.num_envs, self._masks, self._rng, self._picks)
-        return self._out(self._tensors["picks"])
+        self._sample()
+        return self._picks_view
 
     def explain(self, index: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``
@@ -356,15 +388,14 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
     def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
         """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again),
-        each env with its own generator, as
-        the CPU env's
+        each env with its own generator, as the CPU env's
         [`set_deal_pool`][shell_envs.scorpion.vector.ScorpionVectorEnv.set_deal_pool]."""
         if numbers is None:
             self._use_pool = False
-            return
-        pool = deal_pool(numbers)
-        self._pool = cuda.device_array(pool)
-        self._use_pool = True
+        else:
+            self._pool = cuda.device_array(deal_pool(numbers))
+            self._use_pool = True
+        self._step = self._prepare_step()
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
         """End the games of ``envs`` now and deal each its next game, as an autoreset does (see
@@ -374,8 +405,10 @@ class ScorpionGpuVectorEnv(VectorEnv):
             which[integer("env index", i, 0, self.num_envs - 1)] = True
         if not which.any():
             return
+        if self.copy and self._scratch is None:  # results already returned stay as they were
+            self._scratch = self._fresh_outputs()
         self._launch_draw(which)
-        self._launch_reset(which)
+        self._launch_reset(which, self._scratch if self.copy else self._outputs)
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release (device memory goes with the env)."""
@@ -384,41 +417,46 @@ class ScorpionGpuVectorEnv(VectorEnv):
         """The device state arrays, in the rule functions' order."""
         return tuple(self.state[name] for name in STATE)
 
+    def _use_fresh_outputs(self) -> None:
+        """With ``copy=True``: the next kernel writes fresh result buffers."""
+        if not self.copy:
+            return
+        self._outputs = self._fresh_outputs()
+        for name, (argument, _) in self._outputs.items():
+            self._step.bind(STEP_ARGS.index(name), argument)
+        self._tensors = self._views(self._outputs)
+
     def _launch_draw(self, which: np.ndarray) -> None:
         """Draw the next deal number of the games flagged in ``which`` (host bools)."""
         if which.any():
             DRAW_KERNEL(self.num_envs, cuda.device_array(which), self._gen, self._pool,
                         self._use_pool, self._deals)  # fmt: skip
 
-    def _launch_reset(self, which: np.ndarray) -> None:
-        """Deal ``deals[i]`` in the games flagged in ``which`` (host bools) and encode them."""
-        RESET_KERNELS[self.layout](self.num_envs, *self._state(), self._masks, self._obs,
+    def _launch_reset(self, which: np.ndarray, outputs: dict[str, tuple[Any, Any]]) -> None:
+        """Deal ``deals[i]`` in the games flagged in ``which`` (host bools), their observations
+        and infos into ``outputs``."""
+        out = {name: argument for name, (argument, _) in outputs.items()}
+        RESET_KERNELS[self.layout](self.num_envs, *self._state(), self._masks, out["obs"],
                                    self._cards, cuda.device_array(which), self._deals,
                                    self._relaxed, self.allow_undo, self._kind, self._steps,
-                                   self._autoreset)  # fmt: skip
-
-    def _out(self, tensor: Any) -> Any:
-        """``tensor``, or a clone of it with ``copy=True``."""
-        return tensor.clone() if self.copy else tensor
+                                   self._autoreset, self._codes, out["counts"], out["flags"],
+                                   out["code"], out["deal"])  # fmt: skip
 
     def _observations(self) -> Any:
         """Batched observations, with the masks (as ``int8``) when ``mask_in_obs``."""
-        t = self._tensors
-        obs = self._out(t["obs"])
+        obs = self._tensors["obs"]
         if self.mask_in_obs:
-            torch = cuda._torch()
-            return {"observation": obs, "action_mask": self._out(t["masks"]).view(torch.int8)}
+            return {"observation": obs, "action_mask": self.action_masks().view(_torch_int8())}
         return obs
 
     def _infos(self) -> dict[str, Any]:
-        """Per-game infos as tensors: the CPU env's keys and dtypes."""
-        t = self._tensors
-        meta = t["meta"]
-        removed = self._out(meta[:, engine.M_REMOVED])
-        codes = self._out(t["codes"])
-        values = (self._out(meta[:, engine.M_SCORE]), removed, self._out(meta[:, engine.M_MOVES]),
-                  removed == 4, codes != engine.OK, codes, self._out(t["deals"]))  # fmt: skip
-        return dict(zip(vector.INFO_KEYS, values, strict=True))
+        """Per-game infos as tensors the kernels wrote: the CPU env's keys and dtypes."""
+        return dict(self._tensors["infos"])
+
+
+def _torch_int8() -> Any:
+    """``torch.int8`` (torch imported on first use)."""
+    return cuda.torch_module().int8
 
 
 def _fresh_state(name: str, n: int, layout: str) -> np.ndarray:

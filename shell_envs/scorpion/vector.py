@@ -401,13 +401,13 @@ class ScorpionVectorEnv(VectorEnv):
             if bad.size:
                 i = int(bad[0])
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
-        outputs = _info_arrays(self.num_envs)
+        outputs = info_arrays(self.num_envs)
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
                    self._kind, not self._same_step, self._obs_target(partial=False),
                    self._cards, self._codes, self._rewards, self._terminated, self._truncated,
                    self._gen, self._pool, self._use_pool, *outputs)  # fmt: skip
-        infos = _as_infos(*outputs)
+        infos = as_infos(*outputs)
         observations = self._observations()
         if self._same_step and self._autoreset.any():
             ended = self._autoreset.copy()
@@ -519,23 +519,22 @@ class ScorpionVectorEnv(VectorEnv):
 
     def _infos(self) -> dict[str, Any]:
         """Per-game infos as fresh arrays (`batch_infos`)."""
-        outputs = _info_arrays(self.num_envs)
+        outputs = info_arrays(self.num_envs)
         batch_infos(self.meta, self._codes, self.deals, *outputs)
-        return _as_infos(*outputs)
+        return as_infos(*outputs)
 
 
-def _info_arrays(n: int) -> tuple[np.ndarray, ...]:
-    """Fresh arrays for ``n`` games' infos (`fill_infos` fills them): Gymnasium's contract
-    is that a later step never writes what an earlier one returned."""
-    return (
-        np.empty((3, n), np.int32),
-        np.empty((2, n), np.bool_),
-        np.empty(n, np.int64),
-        np.empty(n, np.int64),
-    )
+INFO_ARRAYS = (((3,), np.int32), ((2,), np.bool_), ((), np.int64), ((), np.int64))
 
 
-def _as_infos(counts: np.ndarray, flags: np.ndarray, code: np.ndarray, deal: np.ndarray) -> dict:
+def info_arrays(n: int) -> tuple[np.ndarray, ...]:
+    """Fresh arrays for ``n`` games' infos (`fill_infos` fills them; `INFO_ARRAYS`: rows and
+    dtype of each): Gymnasium's contract is that a later step never writes what an earlier one
+    returned."""
+    return tuple(np.empty((*rows, n), dtype) for rows, dtype in INFO_ARRAYS)
+
+
+def as_infos(counts: np.ndarray, flags: np.ndarray, code: np.ndarray, deal: np.ndarray) -> dict:
     """The infos dict of `fill_infos`'s arrays, keys in `INFO_KEYS` order."""
     return dict(zip(INFO_KEYS, (*counts, *flags, code, deal), strict=True))
 

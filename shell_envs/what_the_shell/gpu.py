@@ -4,13 +4,19 @@ The step kernel runs `shell_envs.what_the_shell.vector.step_game` for each game,
 function the CPU batch loop runs, which calls `rules.play_round` and the encoders'
 ``_fill``: the rules are written once and compiled for both targets by numba-cuda (all of it
 through `shell_envs.core.cuda`).  One launch per step plays the round, resets finished
-games (Gymnasium's ``NEXT_STEP`` autoreset) and writes both players' observations and masks.
+games (Gymnasium's ``NEXT_STEP`` autoreset) and writes both players' observations and masks;
+`WhatTheShellGpuVectorEnv.sample_actions` is the only other launch of a random-play loop.
+Both are prepared once (`shell_envs.core.cuda.Launch`): a step costs the host microseconds.
 
-State lives on the device as struct-of-arrays by default (game index last: neighbouring
-threads read neighbouring bytes); ``layout="game_major"`` keeps the CPU env's ``(N, ...)``
-rows instead, for comparison (``benchmarks/gpu.py`` measures both).  Observations, masks,
-rewards, flags and infos come out ``(N, ...)`` as torch tensors on the device that view the
-env's buffers: valid until the next ``step`` or ``reset`` (``copy=True`` clones them).
+``layout="soa"`` (default) keeps the game index last in everything the kernel writes, state
+and results alike: observations ``(5, 81, N)``, masks ``(2, 81, N)``, so neighbouring threads
+write neighbouring bytes (coalesced stores, checked from the PTX by
+``benchmarks/gpu_kernels.py``); users get batch-first views of them, ``(N, 5, 9, 9)`` and
+``(N, 81)``, which are not contiguous (``.contiguous()`` makes a copy that is).
+``layout="game_major"`` keeps the CPU env's ``(N, ...)`` rows for comparison
+(``benchmarks/gpu.py`` measures both).  With ``copy=False`` (default) the results are views of
+the env's buffers that the next ``step`` or ``reset`` writes again; with ``copy=True`` every
+step's kernel writes into fresh buffers (no copy made), so nothing returned is written again.
 """
 
 from __future__ import annotations
@@ -40,17 +46,20 @@ _WORK_ROWS, _WORK_WIDTH = rules.WORK_SHAPE
 
 def _step_soa(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
               obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
-    """Game ``i`` of a step, state as struct-of-arrays (``board[cell, game]`` ...)."""
+    """Game ``i`` of a step, game index last in every array (``board[cell, game]``,
+    ``obs_b[plane, cell, game]``, ``masks[player, cell, game]``, ``flat_b[k, game]`` ...)."""
     vector.step_game(i, board[:, i], eggs[:, i], meta[:, i], info[:, i], work[:, :, i], black,
-                     white, autoreset, max_rounds, kind, obs_b[i], obs_w[i], masks[0, i],
-                     masks[1, i], rewards, flags, report)  # fmt: skip
+                     white, autoreset, max_rounds, kind, obs_b[:, :, i], obs_w[:, :, i],
+                     masks[0, :, i], masks[1, :, i], rewards, flags, report)  # fmt: skip
     if kind == FLAT:  # obs_b is scratch planes then
-        fill_flat_pair(board[:, i], eggs[:, i], meta[:, i], obs_b[i], flat_b[i], flat_w[i])
+        fill_flat_pair(board[:, i], eggs[:, i], meta[:, i], obs_b[:, :, i], flat_b[:, i],
+                       flat_w[:, i])  # fmt: skip
 
 
 def _step_game_major(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind,
                      obs_b, obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
-    """Game ``i`` of a step, state in game-major rows (``board[game, cell]`` ...)."""
+    """Game ``i`` of a step, state and observations in game-major rows (``board[game, cell]``,
+    ``obs_b[game, plane, cell]``, ``masks[player, game, cell]`` ...)."""
     vector.step_game(i, board[i], eggs[i], meta[i], info[i], work[i], black, white, autoreset,
                      max_rounds, kind, obs_b[i], obs_w[i], masks[0, i], masks[1, i], rewards,
                      flags, report)  # fmt: skip
@@ -58,42 +67,58 @@ def _step_game_major(i, board, eggs, meta, info, work, black, white, autoreset, 
         fill_flat_pair(board[i], eggs[i], meta[i], obs_b[i], flat_b[i], flat_w[i])
 
 
-def _sample(i, masks, states, black, white):
-    """A random legal action for each player of game ``i`` from its masks."""
+def _sample_soa(i, masks, states, black, white):
+    """A random legal action for each player of game ``i`` (masks ``[player, cell, game]``)."""
+    black[i] = random_legal(masks[0, :, i], states, i)
+    white[i] = random_legal(masks[1, :, i], states, i)
+
+
+def _sample_game_major(i, masks, states, black, white):
+    """A random legal action for each player of game ``i`` (masks ``[player, game, cell]``)."""
     black[i] = random_legal(masks[0, i], states, i)
     white[i] = random_legal(masks[1, i], states, i)
 
 
 STEP_KERNELS = {"soa": cuda.Kernel(_step_soa), "game_major": cuda.Kernel(_step_game_major)}
-SAMPLE_KERNEL = cuda.Kernel(_sample)
-
-
-def _state_shapes(n: int, layout: str) -> dict[str, tuple[int, ...]]:
-    """The shapes of the state arrays of ``n`` games in ``layout``."""
-    per_game = {
-        "board": (rules.CELLS,),
-        "eggs": (rules.CELLS,),
-        "meta": (rules.META_SIZE,),
-        "info": (rules.INFO_SIZE,),
-        "work": (_WORK_ROWS, _WORK_WIDTH),
-    }
-    if layout == "soa":
-        return {name: (*shape, n) for name, shape in per_game.items()}
-    return {name: (n, *shape) for name, shape in per_game.items()}
-
-
-_STATE_DTYPES = {
-    "board": np.int8,
-    "eggs": np.int8,
-    "meta": np.int32,
-    "info": np.int32,
-    "work": np.int8,
+SAMPLE_KERNELS = {"soa": cuda.Kernel(_sample_soa), "game_major": cuda.Kernel(_sample_game_major)}
+# the step kernel's arguments after n, by name: what `Launch.bind` and the tests index
+STEP_ARGS = ("board", "eggs", "meta", "info", "work", "black", "white", "autoreset",
+             "max_rounds", "kind", "obs_b", "obs_w", "masks", "rewards", "flags", "report",
+             "flat_b", "flat_w")  # fmt: skip
+OUTPUTS = ("obs_b", "obs_w", "masks", "rewards", "flags", "report", "flat_b", "flat_w")
+_PER_GAME = {  # name: (shape of one game, dtype)
+    "board": ((rules.CELLS,), np.int8),
+    "eggs": ((rules.CELLS,), np.int8),
+    "meta": ((rules.META_SIZE,), np.int32),
+    "info": ((rules.INFO_SIZE,), np.int32),
+    "work": ((_WORK_ROWS, _WORK_WIDTH), np.int8),
 }
+
+
+def _shape(n: int, per_game: tuple[int, ...], layout: str) -> tuple[int, ...]:
+    """The shape of ``n`` games' ``per_game`` rows in ``layout``: game index last or first."""
+    return (*per_game, n) if layout == "soa" else (n, *per_game)
+
+
+def output_shapes(n: int, layout: str, flat_width: int) -> dict[str, tuple[int, ...]]:
+    """The shapes of the step kernel's outputs for ``n`` games in ``layout``: observations and
+    masks game index last in ``"soa"``, first in ``"game_major"``; the per-game vectors
+    (rewards, flags, report) are ``(rows, N)`` in both."""
+    return {
+        "obs_b": _shape(n, (N_PLANES, rules.CELLS), layout),
+        "obs_w": _shape(n, (N_PLANES, rules.CELLS), layout),
+        "masks": (2, rules.CELLS, n) if layout == "soa" else (2, n, rules.CELLS),
+        "rewards": (2, n),
+        "flags": (len(vector.FLAG_FIELDS), n),
+        "report": (len(vector.REPORT_FIELDS), n),
+        "flat_b": _shape(n, (flat_width,), layout),
+        "flat_w": _shape(n, (flat_width,), layout),
+    }
 
 
 def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
     """Every kernel of this module with the numba argument types it is launched with (after
-    ``n``), once per layout and encoder kind: what a PTX compile test must cover."""
+    ``n``), once per layout and observation dtype: what a PTX compile test must cover."""
     from numba import types
     from numba.np.numpy_support import from_dtype
 
@@ -101,9 +126,8 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
         return types.Array(from_dtype(np.dtype(dtype)), ndim, "C")
 
     out = []
-    ndims = {"board": 1, "eggs": 1, "meta": 1, "info": 1, "work": 2}
-    for kernel in STEP_KERNELS.values():
-        state = tuple(array(_STATE_DTYPES[k], ndims[k] + 1) for k in ndims)
+    for layout, kernel in STEP_KERNELS.items():
+        state = tuple(array(dtype, len(shape) + 1) for shape, dtype in _PER_GAME.values())
         for obs_dtype in (np.float32, np.uint8):
             args = (
                 *state,
@@ -112,22 +136,18 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
                 array(np.bool_, 1),  # autoreset
                 types.int64,  # max_rounds
                 types.int64,  # kind
-                array(obs_dtype, 3),  # obs_b (N, 5, 81)
+                array(obs_dtype, 3),  # obs_b
                 array(obs_dtype, 3),  # obs_w
-                array(np.int8, 3),  # masks (2, N, 81)
+                array(np.int8, 3),  # masks
                 array(np.float32, 2),  # rewards (2, N)
-                array(np.bool_, 2),  # flags (4, N)
+                array(np.bool_, 2),  # flags (6, N)
                 array(np.int32, 2),  # report
-                array(np.float32, 2),  # flat_b (N, 325)
+                array(np.float32, 2),  # flat_b
                 array(np.float32, 2),  # flat_w
             )
             out.append((kernel, args))
-    out.append(
-        (
-            SAMPLE_KERNEL,
-            (array(np.int8, 3), array(np.uint64, 1), array(np.int64, 1), array(np.int64, 1)),
-        )  # fmt: skip
-    )
+        masks = (array(np.int8, 3), array(np.uint64, 1), array(np.int64, 1), array(np.int64, 1))
+        out.append((SAMPLE_KERNELS[layout], masks))
     return out
 
 
@@ -139,8 +159,10 @@ class WhatTheShellGpuVectorEnv:
     The same options, spaces, rewards, flags, infos and autoreset (``NEXT_STEP``) as the CPU
     batched env, and for the same actions the same games.  ``step`` takes each agent's
     actions as any CUDA array (torch, CuPy, JAX; through ``__cuda_array_interface__`` or
-    DLPack) or a host array; it returns torch tensors on the device that view the env's
-    buffers, valid until the next ``step`` or ``reset`` (``copy=True``: fresh clones).  The
+    DLPack) or a host array; it returns torch tensors on ``device`` (``"cuda"``,
+    ``"cuda:N"`` or a ``torch.device``; see `shell_envs.core.cuda.torch_device`).  With
+    ``copy=False`` they view the env's buffers, which the next ``step`` or ``reset`` writes
+    again; ``copy=True`` gives each step fresh buffers that the kernel writes directly.  The
     built-in encoders ``planes``, ``planes_uint8`` and ``flat`` run on the device; other
     encoders are refused.  `sample_actions` draws random legal actions on the device.
     ``illegal_action="raise"`` checks the actions on the host first (one copy per step);
@@ -158,6 +180,7 @@ class WhatTheShellGpuVectorEnv:
         illegal_action: str = "lose",
         copy: bool = False,
         layout: str = "soa",
+        device: Any = "cuda",
     ) -> None:
         vector.configure(self, num_envs, obs_encoder, max_rounds, illegal_action, copy)
         self.layout = choice("layout", layout, LAYOUTS)
@@ -167,60 +190,60 @@ class WhatTheShellGpuVectorEnv:
                 f"'planes_uint8' or 'flat' (they run on the device), got {obs_encoder!r}"
             )
         self._kind = _KINDS[type(self.encoder)]
-        cuda.require()
-        torch = cuda._torch()
-        self.device = torch.device("cpu" if cuda.simulated() else "cuda")
-        n = self.num_envs
-        shapes = _state_shapes(n, self.layout)
-        self.state = {name: cuda.empty(shapes[name], _STATE_DTYPES[name]) for name in shapes}
-        self._work_zeros()
+        self.device = cuda.torch_device(device)
+        n, layout = self.num_envs, self.layout
+        self.state = {
+            name: cuda.device_array(np.zeros(_shape(n, shape, layout), dtype))
+            for name, (shape, dtype) in _PER_GAME.items()
+        }  # zeroed: the rules keep their scratch (work) zeroed where they must
         self._autoreset = cuda.device_array(np.ones(n, np.bool_))  # the first step resets
         self._no_actions = cuda.device_array(np.zeros(n, np.int64))
-        planes_dtype = np.float32 if self._kind == FLAT else self.encoder.space.dtype
-        planes = [cuda.empty((n, N_PLANES, rules.CELLS), planes_dtype) for _ in range(2)]
-        if self._kind == FLAT:  # one scratch for both players' planes
-            planes[1] = planes[0]
-        self._planes = tuple(planes)
-        flat_width = self.encoder.space.shape[0] if self._kind == FLAT else 1
-        self._flat = (
-            cuda.empty((n, flat_width), np.float32),
-            cuda.empty((n, flat_width), np.float32),
-        )
-        self._masks = cuda.empty((2, n, rules.CELLS), np.int8)
-        self._rewards = cuda.empty((2, n), np.float32)
-        self._flags = cuda.empty((len(vector.FLAG_FIELDS), n), np.bool_)
-        self._report = cuda.empty((len(vector.REPORT_FIELDS), n), np.int32)
+        self._flat_width = self.encoder.space.shape[0] if self._kind == FLAT else 1
+        obs_dtype = np.float32 if self._kind == FLAT else self.encoder.space.dtype
+        dtypes = (obs_dtype, obs_dtype, np.int8, np.float32, np.bool_, np.int32, np.float32,
+                  np.float32)  # fmt: skip
+        self._dtypes = dict(zip(OUTPUTS, dtypes, strict=True))
+        self._shapes = output_shapes(n, layout, self._flat_width)
         self._rng = cuda.random_states(n, None)
         self._picks = (cuda.empty(n, np.int64), cuda.empty(n, np.int64))
         self._pick_tensors = tuple(cuda.as_torch(a) for a in self._picks)
-        self._tensors = self._views()
+        buffers = self._fresh_outputs()
+        if self._kind == FLAT:  # one scratch for both players' planes, never returned
+            buffers["obs_w"] = buffers["obs_b"]
+        s = self.state
+        self._step = STEP_KERNELS[layout].prepare(
+            n, s["board"], s["eggs"], s["meta"], s["info"], s["work"], self._no_actions,
+            self._no_actions, self._autoreset, self.max_rounds, self._kind,
+            *(buffers[name][0] for name in OUTPUTS),
+        )  # fmt: skip
+        self._sample = SAMPLE_KERNELS[layout].prepare(n, buffers["masks"][0], self._rng,
+                                                      *self._picks)  # fmt: skip
+        self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
         self.seeds: list[int] | None = None
 
-    def _work_zeros(self) -> None:
-        """Zero the rules' scratch (they keep it zeroed where they must)."""
-        shape = _state_shapes(self.num_envs, self.layout)["work"]
-        self.state["work"] = cuda.device_array(np.zeros(shape, np.int8))
+    def _fresh_outputs(self) -> dict[str, tuple[Any, Any]]:
+        """A fresh buffer for each output the kernel writes: ``name: (argument, tensor)``."""
+        return {name: cuda.output(self._shapes[name], self._dtypes[name]) for name in OUTPUTS}
 
-    def _views(self) -> dict[str, Any]:
-        """The torch tensors viewing the output buffers, each result's view made once (indexing
-        a tensor costs microseconds of host time; a step should cost little more than its
-        launches)."""
-        n = self.num_envs
-        shape = (n, *self.encoder.space.shape)
-        source = self._flat if self._kind == FLAT else self._planes
-        obs_b, obs_w = (cuda.as_torch(a).reshape(shape) for a in source)
-        masks = cuda.as_torch(self._masks)
-        rewards = cuda.as_torch(self._rewards)
-        flags = cuda.as_torch(self._flags)
-        report = cuda.as_torch(self._report)
-        infos = vector.infos_of(report, flags)
+    def _views(self, tensors: dict[str, Any]) -> dict[str, Any]:
+        """The results as batch-first torch tensors viewing the output ``tensors`` (made once
+        per set of buffers: indexing a tensor costs microseconds of host time)."""
+        obs_b, obs_w = (tensors[k] for k in (("flat_b", "flat_w") if self._kind == FLAT
+                                              else ("obs_b", "obs_w")))  # fmt: skip
+        masks = tensors["masks"]
+        if self.layout == "soa":  # the game index last, viewed first
+            obs_b, obs_w, masks = obs_b.movedim(-1, 0), obs_w.movedim(-1, 0), masks.movedim(-1, 1)
+        shape = self.encoder.space.shape
+        if len(shape) == 3:  # planes: (N, 5, 81) viewed as (N, 5, 9, 9)
+            obs_b, obs_w = obs_b.unflatten(2, shape[1:]), obs_w.unflatten(2, shape[1:])
+        rewards, flags = tensors["rewards"], tensors["flags"]
         return {
             "black": {"observation": obs_b, "action_mask": masks[0]},
             "white": {"observation": obs_w, "action_mask": masks[1]},
             "rewards": {"black": rewards[0], "white": rewards[1]},
             "terminations": {"black": flags[0], "white": flags[1]},
             "truncations": {"black": flags[2], "white": flags[3]},
-            "infos": infos,
+            "infos": vector.infos_of(tensors["report"], flags),
         }
 
     def reset(
@@ -234,8 +257,8 @@ class WhatTheShellGpuVectorEnv:
             seeds = vector.reset_seeds(seed, self.num_envs)
             self.seeds = seeds
             self.action_space.seed(seeds[0])
-            self._rng = cuda.random_states(self.num_envs, seeds[0])
-        self._autoreset = cuda.device_array(np.ones(self.num_envs, np.bool_))
+            self._rng.copy_to_device(cuda.random_states(self.num_envs, seeds[0]))
+        self._autoreset.copy_to_device(np.ones(self.num_envs, np.bool_))
         self._launch_step(self._no_actions, self._no_actions)
         observations, _, _, _, infos = self._results()
         return observations, infos
@@ -255,7 +278,8 @@ class WhatTheShellGpuVectorEnv:
         return self._results()
 
     def _device_actions(self, values: Any, agent: str) -> Any:
-        """One agent's actions as an ``int64`` device array (the sampler's own, as they are)."""
+        """One agent's actions as an ``int64`` array on the device (the sampler's own, as
+        they are)."""
         for picks, tensor in zip(self._picks, self._pick_tensors, strict=True):
             if values is tensor:
                 return picks
@@ -264,7 +288,7 @@ class WhatTheShellGpuVectorEnv:
     def sample_actions(self) -> dict[str, Any]:
         """A uniformly random legal action per game and player (``int64`` tensors on the
         device, from the last step's masks), drawn on the device; valid until the next call."""
-        SAMPLE_KERNEL(self.num_envs, self._masks, self._rng, *self._picks)
+        self._sample()
         black, white = self._pick_tensors
         return {"black": black, "white": white}
 
@@ -274,30 +298,34 @@ class WhatTheShellGpuVectorEnv:
         board = cuda.as_torch(self.state["board"])
         if self.layout == "soa":
             board = board.T
-        return (board == rules.EMPTY).to(cuda._torch().int8)
+        return (board == rules.EMPTY).to(cuda.torch_module().int8)
 
     def _launch_step(self, black: Any, white: Any) -> None:
-        """One launch: every game stepped (or reset) and observed."""
-        s = self.state
-        STEP_KERNELS[self.layout](self.num_envs, s["board"], s["eggs"], s["meta"], s["info"],
-                                  s["work"], black, white, self._autoreset, self.max_rounds,
-                                  self._kind, *self._planes, self._masks, self._rewards,
-                                  self._flags, self._report, *self._flat)  # fmt: skip
+        """One launch: every game stepped (or reset) and observed, into fresh buffers with
+        ``copy=True``."""
+        step = self._step
+        step.bind(STEP_ARGS.index("black"), black)
+        step.bind(STEP_ARGS.index("white"), white)
+        if self.copy:
+            buffers = self._fresh_outputs()
+            if self._kind == FLAT:  # the scratch planes stay
+                del buffers["obs_b"], buffers["obs_w"]
+            for name, (argument, _) in buffers.items():
+                step.bind(STEP_ARGS.index(name), argument)
+            self._sample.bind(0, buffers["masks"][0])
+            tensors = {name: tensor for name, (_, tensor) in buffers.items()}
+            self._tensors = self._views({"obs_b": None, "obs_w": None, **tensors})
+        step()
 
     def _results(self) -> tuple[dict[str, Any], ...]:
-        """This step's results in the CPU env's form: the views (fresh clones with
-        ``copy=True``), in fresh dicts."""
+        """This step's results in the CPU env's form: the views, in fresh dicts."""
         t = self._tensors
-
-        def fresh(views: dict[str, Any]) -> dict[str, Any]:
-            return {k: v.clone() if self.copy else v for k, v in views.items()}
-
         return (
-            {agent: fresh(t[agent]) for agent in AGENTS},
-            fresh(t["rewards"]),
-            fresh(t["terminations"]),
-            fresh(t["truncations"]),
-            fresh(t["infos"]),
+            {agent: dict(t[agent]) for agent in AGENTS},
+            dict(t["rewards"]),
+            dict(t["terminations"]),
+            dict(t["truncations"]),
+            dict(t["infos"]),
         )
 
     def _raise_if_illegal(self, black: Any, white: Any) -> None:

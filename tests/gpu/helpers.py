@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,28 @@ def run(args: list[str], simulator: bool, timeout: int = 900) -> str:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
+
+
+POISON = 0x5A  # the byte fresh result buffers are filled with by `poisoned_outputs`
+
+
+@contextlib.contextmanager
+def poisoned_outputs() -> Iterator[None]:
+    """Fill every fresh result buffer of the GPU envs (``cuda.output``) with `POISON` bytes,
+    so a kernel that leaves any byte of a result unwritten shows it."""
+    import torch
+
+    from shell_envs.core import cuda
+
+    original = cuda.output
+
+    def poisoned(shape, dtype):
+        argument, tensor = original(shape, dtype)
+        tensor.view(-1).view(torch.uint8).fill_(POISON)
+        return argument, tensor
+
+    cuda.output = poisoned
+    try:
+        yield
+    finally:
+        cuda.output = original

@@ -22,8 +22,9 @@ from gymnasium.spaces import Discrete
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.scorpion import rules
-from shell_envs.scorpion.gpu import ScorpionGpuVectorEnv
+from shell_envs.scorpion.gpu import LAYOUTS, ScorpionGpuVectorEnv
 from shell_envs.scorpion.vector import ScorpionVectorEnv
+from tests.gpu.helpers import poisoned_outputs
 
 
 def host(value):
@@ -198,6 +199,49 @@ def check_raise_and_errors():
     held = first.clone()
     copying.step(copying.sample_actions())
     np.testing.assert_array_equal(host(first), host(held))  # a clone is never written
+
+
+def check_copies():
+    """``copy=True``: every step's results are fresh buffers the kernels write in full (they
+    start as poison bytes) and no later step, redeal or reset writes; held for a whole run,
+    they equal the CPU env's at every step, in both layouts, masks in the observation."""
+    for layout in LAYOUTS:
+        options = {"max_moves": 7, "mask_in_obs": True, "allow_undo": layout == "soa"}
+        cpu = ScorpionVectorEnv(4, **options)
+        with poisoned_outputs():
+            gpu = ScorpionGpuVectorEnv(4, copy=True, layout=layout, **options)
+            kept = [(gpu.reset(seed=9), cpu.reset(seed=9))]
+            masks = [(gpu.action_masks(), cpu.action_masks())]
+            rng = np.random.default_rng(9)
+            for step in range(40):
+                if step == 20:
+                    gpu.redeal([1])
+                    cpu.redeal([1])
+                    masks.append((gpu.action_masks(), cpu.action_masks()))
+                acts = actions_for(step + 1, cpu.action_masks(), gpu, rng, cpu.n_actions)
+                kept.append((gpu.step(acts), cpu.step(acts)))
+                masks.append((gpu.action_masks(), cpu.action_masks()))
+        for k, (g, c) in enumerate(kept):
+            same_all(g, c, f"{layout}, step {k} read after the run")
+        for k, (g, c) in enumerate(masks):
+            same(g, c, f"{layout}, masks {k} read after the run")
+
+
+def check_devices():
+    """``device`` as ``"cuda"``, ``"cuda:0"`` or a ``torch.device``, through ``make_vec`` too;
+    another index is refused with the way to choose a GPU."""
+    import gymnasium as gym
+
+    import shell_envs  # noqa: F401  (registers the ids)
+
+    for device in ("cuda", "cuda:0", torch.device("cuda"), torch.device("cuda", 0)):
+        env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=2, device=device,
+                           vectorization_mode="vector_entry_point")  # fmt: skip
+        assert isinstance(env, ScorpionGpuVectorEnv), device
+    with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES"):
+        ScorpionGpuVectorEnv(2, device="cuda:1")
+    with pytest.raises(ValueError, match="a GPU env runs on device 'cuda'"):
+        ScorpionGpuVectorEnv(2, device="cpu")
 
 
 def check_jax_handoff():

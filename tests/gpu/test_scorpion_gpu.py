@@ -17,6 +17,8 @@ SIM_CHECKS = [
     "lockstep_soa_options",
     "deals_equal_cpu",
     "raise_and_errors",
+    "copies",
+    "devices",
     "jax_handoff",
 ]
 

@@ -23,6 +23,8 @@ SIM_CHECKS = [
     "long_games",
     "sampler",
     "handoff",
+    "copies",
+    "devices",
     "jax_handoff",
     "raise_and_errors",
 ]

@@ -17,8 +17,9 @@ import torch
 
 from shell_envs import what_the_shell_v0
 from shell_envs.core.errors import IllegalMove
-from shell_envs.what_the_shell.gpu import WhatTheShellGpuVectorEnv
+from shell_envs.what_the_shell.gpu import LAYOUTS, WhatTheShellGpuVectorEnv
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
+from tests.gpu.helpers import poisoned_outputs
 
 N = 6
 AGENTS = ("black", "white")
@@ -143,6 +144,39 @@ def handoff():
     b, *_ = clones.step({"black": cells, "white": cells + 10})
     assert a["black"]["observation"].data_ptr() != b["black"]["observation"].data_ptr()
     assert a["black"]["observation"][:, 0].sum() == 0 and b["black"]["observation"][:, 0].sum() == N
+
+
+def copies():
+    """``copy=True``: every step's results are fresh buffers the kernel writes in full (they
+    start as poison bytes) and no later step writes; held for a whole run, they equal the CPU
+    env's at every step, in both layouts, with every encoder."""
+    for layout in LAYOUTS:
+        for encoder in ("planes", "planes_uint8", "flat"):
+            cpu = WhatTheShellVectorEnv(N, obs_encoder=encoder, max_rounds=9)
+            with poisoned_outputs():
+                gpu = what_the_shell_v0.vector_env(
+                    N, device="cuda", copy=True, obs_encoder=encoder, max_rounds=9, layout=layout
+                )
+                kept = [(gpu.reset(seed=3), cpu.reset(seed=3))]
+                rng = np.random.default_rng(3)
+                for _ in range(30):
+                    obs = kept[-1][1][0]
+                    actions = {a: random_actions(obs[a]["action_mask"], rng, 0.05) for a in AGENTS}
+                    kept.append((gpu.step(actions), cpu.step(actions)))
+            for k, (g, c) in enumerate(kept):
+                same(g, c, f"{layout} {encoder}, step {k} read after the run")
+
+
+def devices():
+    """``device`` as ``"cuda"``, ``"cuda:0"`` or a ``torch.device``; another index is refused
+    with the way to choose a GPU."""
+    for device in ("cuda", "cuda:0", torch.device("cuda"), torch.device("cuda", 0)):
+        env = what_the_shell_v0.vector_env(N, device=device)
+        assert isinstance(env, WhatTheShellGpuVectorEnv), device
+    with pytest.raises(ValueError, match="CUDA_VISIBLE_DEVICES"):
+        what_the_shell_v0.vector_env(N, device="cuda:1")
+    with pytest.raises(ValueError, match="'cpu', 'cuda', 'cuda:N'"):
+        what_the_shell_v0.vector_env(N, device="cuda:x")
 
 
 def jax_handoff():
