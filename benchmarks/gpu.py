@@ -33,6 +33,7 @@ import datetime
 import json
 import os
 import platform
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -62,7 +63,7 @@ def gpu_status() -> str | None:
         from shell_envs.core import cuda
 
         cuda.require()
-        cuda._torch()
+        cuda.torch_module()
     except Exception as exc:  # the one clear error, or anything else that stops the GPU path
         return f"{type(exc).__name__}: {exc}"
     return None
@@ -304,19 +305,23 @@ def markdown(result: dict[str, Any]) -> str:
         f"numpy {m['numpy']}, numba {m['numba']}, numba-cuda {m.get('numba_cuda', '-')}, "
         f"torch {m.get('torch', '-')}. Command: `{result['command']}`.",
         "",
-        "| workload | device | layout | batch | steps/s (median) | spread (min–max) | warm-up + compile (s) |",  # noqa: E501
-        "|---|---|---|---:|---:|---|---:|",
+        "| workload | device | layout | batch | steps/s (median) | spread (min–max) | host µs a step | warm-up + compile (s) |",  # noqa: E501
+        "|---|---|---|---:|---:|---|---:|---:|",
     ]
     for r in result["rows"]:
+        host = r.get("host_us_per_step")
         lines.append(
             f"| {r['workload']} | {r['device']} | {r['layout']} | {r['batch']:,} | "
-            f"{r['steps_per_s']:,.0f} | {r['min']:,.0f}–{r['max']:,.0f} | {r['compile_s']:.1f} |"
+            f"{r['steps_per_s']:,.0f} | {r['min']:,.0f}–{r['max']:,.0f} | "
+            f"{'-' if host is None else f'{host:.1f}'} | {r['compile_s']:.1f} |"
         )
     lines += ["", f"Median of {result['repeats']} runs of about {result['seconds']} s each."]
     if result["goals"]:
         lines += ["", "Goals:", ""] + [f"- {g}" for g in result["goals"]]
     if result["skipped"]:
         lines += ["", "Skipped:", ""] + [f"- {s}" for s in result["skipped"]]
+    if result["failed"]:
+        lines += ["", "FAILED:", ""] + [f"- {s}" for s in result["failed"]]
     return "\n".join(lines) + "\n"
 
 
@@ -330,6 +335,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", help="GPU batch sizes (8192 65536 262144)")
     parser.add_argument("--cpu-batch", type=int, default=CPU_BATCH, help="CPU batch size")
     parser.add_argument("--pgx-batch", type=int, help="one batch size for each pgx game")
+    parser.add_argument("--no-pgx", action="store_true", help="skip the pgx peers")
     parser.add_argument("--budget", type=float, default=290.0, help="seconds before the "
                         "remaining sections are skipped (each section finishes first)")  # fmt: skip
     parser.add_argument("--out", default="benchmarks/results/gpu", help="writes OUT.json, OUT.md")
@@ -350,13 +356,18 @@ def main() -> None:
         "rows": [],
         "goals": [],
         "skipped": [],
+        "failed": [],
     }
     why_not_gpu = gpu_status()
     sections: list[tuple[str, Callable[[], list[dict[str, Any]]], str | None]] = [
         ("What the Shell GPU", lambda: what_the_shell_gpu(sizes, seconds, repeats), why_not_gpu),
         ("Scorpion GPU", lambda: scorpion_gpu(sizes, seconds, repeats), why_not_gpu),
         ("CPU batched envs", lambda: cpu_rows(args.cpu_batch, seconds, repeats), None),
-        ("pgx", lambda: pgx_rows(pgx_sizes, seconds, repeats), _missing("pgx", "jax")),
+        (
+            "pgx",
+            lambda: pgx_rows(pgx_sizes, seconds, repeats),
+            "--no-pgx" if args.no_pgx else _missing("pgx", "jax"),
+        ),  # fmt: skip
     ]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -372,7 +383,7 @@ def main() -> None:
             rows = section()
         except Exception as exc:  # one failing section must not cost the others' figures
             traceback.print_exc()
-            result["skipped"].append(f"{name}: failed: {type(exc).__name__}: {exc}")
+            result["failed"].append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         result["rows"] += rows
         if not simulator:  # simulated figures say nothing about speed
@@ -386,6 +397,8 @@ def main() -> None:
     print(
         f"written: {out.with_suffix('.json')}, {out.with_suffix('.md')} ({result['total_s']:.0f} s)"
     )
+    if result["failed"]:
+        sys.exit(f"{len(result['failed'])} section(s) failed: {'; '.join(result['failed'])}")
 
 
 def _missing(*modules: str) -> str | None:

@@ -14,10 +14,20 @@ from typing import Any
 MAX_STEPS = 2**20  # timed steps in one run at most
 
 
+HOST_STEPS = 64  # steps whose launches are timed on the host alone (well under the queue)
+
+
 def rate_row(
-    workload: str, device: str, layout: str, n: int, rates: Sequence[float], compile_s: float
+    workload: str,
+    device: str,
+    layout: str,
+    n: int,
+    rates: Sequence[float],
+    compile_s: float,
+    host_us: float | None = None,
 ) -> dict[str, Any]:
-    """One row of a throughput table: the median of ``rates`` (steps/s) with the spread."""
+    """One row of a throughput table: the median of ``rates`` (steps/s) with the spread, and
+    the host's microseconds a step where measured (None elsewhere)."""
     return {
         "workload": workload,
         "device": device,
@@ -28,7 +38,20 @@ def rate_row(
         "max": max(rates),
         "repeats": len(rates),
         "compile_s": compile_s,
+        "host_us_per_step": host_us,
     }
+
+
+def host_microseconds(step: Callable[[], None], synchronize: Callable[[], None]) -> float:
+    """The host's time a call of ``step`` (launches that return before the GPU is done):
+    `HOST_STEPS` calls after a synchronisation, timed before the next one."""
+    synchronize()
+    start = time.perf_counter()
+    for _ in range(HOST_STEPS):
+        step()
+    elapsed = time.perf_counter() - start
+    synchronize()
+    return elapsed / HOST_STEPS * 1e6
 
 
 def gpu_env_rows(
@@ -44,8 +67,9 @@ def gpu_env_rows(
 
     Each step draws random legal actions on the device and steps every game (observations
     and masks included).  A run of about ``seconds`` ends with a device synchronisation;
-    rows give the median of ``repeats`` runs with the spread (``min``, ``max``), and
-    ``compile_s``: the first reset and step, compilation included.
+    rows give the median of ``repeats`` runs with the spread (``min``, ``max``),
+    ``compile_s``: the first reset and step, compilation included, and the host's
+    microseconds a step (`host_microseconds`).
     """
     from shell_envs.core import cuda
 
@@ -73,8 +97,10 @@ def gpu_env_rows(
                         MAX_STEPS, max(2 * steps, int(1.1 * steps * seconds / max(elapsed, 1e-9)))
                     )
                 rates.append(steps * n / elapsed)
+            host_us = host_microseconds(lambda env=env: env.step(env.sample_actions()),
+                                        cuda.synchronize)  # fmt: skip
             device = "simulator" if cuda.simulated() else "cuda"
-            rows.append(rate_row(workload, device, layout, n, rates, compile_s))
+            rows.append(rate_row(workload, device, layout, n, rates, compile_s, host_us))
             env.close()
             del env
     return rows

@@ -6,8 +6,9 @@ already torch tensors on the device, used as they are).  Tensors go to ``device`
 the batched env is elsewhere (a CPU env feeding a GPU learner: one copy per step).  TorchRL
 keeps every step's tensors (rollouts, collectors, the partial resets here), so a batched env
 made with ``copy=False``, whose next step overwrites its results, is refused; `make_env`
-makes the GPU env with ``copy=True`` (a clone a step, on the device) and builds either env
-from a game name, ``num_envs`` and ``device``.
+makes the GPU env with ``copy=True`` (its kernels write each step's results into fresh
+buffers: no copy, nothing written twice) and builds either env from a game name,
+``num_envs`` and ``device``.
 
 What the Shell is self-play: both seats of every game are agents, as the groups ``"black"`` and
 ``"white"`` (batch ``[N]`` each, kept apart so that neither seat's tensors are copied into a
@@ -265,9 +266,10 @@ def make_env(
 ) -> ScorpionTorchEnv | WhatTheShellTorchEnv:
     """A TorchRL env of ``num_envs`` games of ``game`` (``"what_the_shell"`` or ``"scorpion"``).
 
-    The batched env runs on ``env_device`` (default ``device``): on a CUDA device it is the
-    GPU batched env (``device="cuda"`` of the batched env, ``copy=True``), on the CPU the CPU
-    batched env; its results become tensors on ``device``.  ``kwargs`` go to the batched env.
+    The batched env runs on ``env_device`` (default ``device``): on a CUDA device
+    (``"cuda"``, ``"cuda:N"`` or a ``torch.device``) it is the GPU batched env (with
+    ``copy=True``), on the CPU the CPU batched env; its results become tensors on ``device``.
+    ``kwargs`` go to the batched env.
     """
     import gymnasium as gym
 

@@ -165,8 +165,10 @@ def stub_compile(dispatcher: Any) -> None:
 
 def stub_torch() -> None:
     """Let the GPU envs run their launch code with torch's CPU build: torch says it sees a
-    CUDA device, results are CPU placeholders of the right shapes and dtypes (the stand-in
-    driver runs no kernel, so there is nothing to view), and actions stay numba arrays."""
+    CUDA device; views of device arrays are CPU placeholders of their shapes and dtypes (the
+    stand-in driver runs no kernel, so there is nothing to view); fresh result buffers are
+    uninitialised CPU tensors, whose addresses the kernels are given as torch's CUDA
+    allocator's would be (the stand-in never reads them); actions stay numba arrays."""
     import torch
 
     from shell_envs.core import cuda
@@ -177,8 +179,8 @@ def stub_torch() -> None:
         return torch.from_numpy(np.zeros(array.shape, array.dtype))
 
     def output(shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:
-        argument = cuda.empty(shape, dtype)
-        return argument, placeholder(argument)
+        tensor = torch.from_numpy(np.empty(shape, dtype))
+        return tensor, tensor
 
     def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
         host = np.asarray(values.cpu() if isinstance(values, torch.Tensor) else values)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import os
 import subprocess
 import sys
@@ -12,6 +14,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@functools.cache
+def load_benchmark(name: str):
+    """The module of ``benchmarks/NAME.py`` (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", ROOT / "benchmarks" /
+                                                  f"{name}.py")  # fmt: skip
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
 
 
 def needs_numba_cuda() -> None:

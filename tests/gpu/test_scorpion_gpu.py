@@ -4,6 +4,7 @@ The deal numbers both draw are tested in ``tests/scorpion/test_deals.py``."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -46,11 +47,15 @@ class Job:
 
 
 PTX = """
-import sys
+import json, sys
 from shell_envs.core import cuda
 from shell_envs.scorpion.gpu import kernel_signatures
+from tests.gpu.helpers import load_benchmark
+kernels = load_benchmark("gpu_kernels")
 for kernel, sig in kernel_signatures()[int(sys.argv[1])::2]:
     ptx = cuda.compile_ptx(kernel, sig, cc=(9, 0))
+    stores = kernels.store_kinds(kernel, sig, ptx)
+    print("stores", kernel.name, json.dumps({k: dict(v) for k, v in stores.items()}))
     assert ".target sm_90" in ptx and ".entry" in ptx, kernel.name
     assert ".local" not in ptx, kernel.name + " keeps arrays in local memory"
     assert ".const" not in ptx, kernel.name + " has tables in constant memory"
@@ -87,6 +92,32 @@ def test_every_scorpion_kernel_compiles_to_ptx_for_sm90(jobs):
     names = {line.split()[1] for line in out.splitlines() if line.startswith("compiled")}
     assert {"step_soa_kernel", "step_game_major_kernel", "reset_soa_kernel"} <= names
     assert len(names) == 10, names
+
+
+OUTPUTS = ("obs", "masks", "rewards", "terminated", "truncated", "counts", "flags", "code", "deal")
+
+
+def test_results_are_stored_coalesced_with_the_game_index_last(jobs):
+    """From the PTX (benchmarks/gpu_kernels.py): with the game index last, no store of a result
+    is strided, and only the cards encoding and the legal mask's per-action entries are
+    data-indexed; in game-major rows the observations and masks are strided."""
+    out = jobs["ptx0"].output() + jobs["ptx1"].output()
+    stores = {}
+    for line in out.splitlines():
+        if line.startswith("stores"):
+            _, name, counts = line.split(" ", 2)
+            stores[name] = json.loads(counts)
+    soa, rows = stores["step_soa_kernel"], stores["step_game_major_kernel"]
+    for output in OUTPUTS:
+        assert soa[output].get("strided", 0) == 0, (output, soa[output])
+        assert soa[output].get("coalesced", 0) > 0, (output, soa[output])
+    for output in ("rewards", "terminated", "truncated", "counts", "flags", "code", "deal"):
+        assert "data-indexed" not in soa[output], (output, soa[output])
+    for output in ("obs", "masks"):
+        assert rows[output].get("coalesced", 0) == 0 and rows[output]["strided"] > 0, output
+    reset = stores["reset_soa_kernel"]
+    for output in ("obs", "masks", "counts", "flags", "code", "deal"):
+        assert reset[output].get("strided", 0) == 0, (output, reset[output])
 
 
 def test_gpu_env_plays_the_cpu_games_on_a_real_gpu():

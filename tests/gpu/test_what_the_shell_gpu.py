@@ -13,7 +13,7 @@ import pytest
 
 from shell_envs import what_the_shell_v0
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
-from tests.gpu.helpers import ROOT, needs_numba_cuda, process_env, run
+from tests.gpu.helpers import ROOT, load_benchmark, needs_numba_cuda, process_env, run
 
 SIM_CHECKS = [
     "lockstep_planes",
@@ -55,8 +55,10 @@ def test_on_a_gpu():
 PTX_CASES = {  # each kernel once, both layouts and both observation dtypes between them
     ("step_soa_kernel", "uint8"),
     ("step_game_major_kernel", "float32"),
-    ("sample_kernel", "int8"),
+    ("sample_soa_kernel", "int8"),
+    ("sample_game_major_kernel", "int8"),
 }
+OUTPUTS = ("obs_b", "obs_w", "masks", "flat_b", "flat_w", "rewards", "flags", "report")
 
 
 def test_every_kernel_compiles_to_ptx_for_sm_90():
@@ -64,6 +66,7 @@ def test_every_kernel_compiles_to_ptx_for_sm_90():
     from shell_envs.core import cuda
     from shell_envs.what_the_shell import gpu
 
+    kernels = load_benchmark("gpu_kernels")
     cases = [
         (k, args) for k, args in gpu.kernel_signatures() if (k.name, _obs_dtype(args)) in PTX_CASES
     ]
@@ -78,6 +81,27 @@ def test_every_kernel_compiles_to_ptx_for_sm_90():
         # ptxas (nvJitLink, from the extra's CUDA wheels) assembles it for sm_90, no spills
         report = cuda.assemble(ptx, cc=(9, 0))
         assert "0 bytes spill stores" in report and "0 bytes lmem" in report, report
+        if kernel.name.startswith("step"):
+            check_output_stores(kernel.name, kernels.store_kinds(kernel, args, ptx))
+
+
+def check_output_stores(name, stores):
+    """Game index last (soa): every store of a result is coalesced, but the egg-order plane's
+    writes at each egg's cell; game-major rows: the observations and masks are strided."""
+    kinds = load_benchmark("gpu_kernels")
+    assert set(OUTPUTS) <= set(stores), sorted(stores)
+    if "soa" in name:
+        for output in OUTPUTS:
+            assert stores[output][kinds.STRIDED] == 0, (output, stores[output])
+            assert stores[output][kinds.COALESCED] > 0, (output, stores[output])
+        for output in ("masks", "flat_b", "flat_w", "rewards", "flags", "report"):
+            assert stores[output][kinds.DATA_INDEXED] == 0, (output, stores[output])
+        for state in ("board", "eggs", "meta", "info"):
+            assert stores[state][kinds.STRIDED] == 0, (state, stores[state])
+    else:
+        for output in ("obs_b", "obs_w", "masks", "flat_b", "flat_w"):
+            assert stores[output][kinds.COALESCED] == 0, (output, stores[output])
+            assert stores[output][kinds.STRIDED] > 0, (output, stores[output])
 
 
 def _obs_dtype(args):
@@ -153,8 +177,9 @@ def test_the_cpu_path_imports_neither_numba_cuda_nor_torch():
 def test_device_cpu_is_the_cpu_env_and_other_devices_are_refused():
     assert isinstance(what_the_shell_v0.vector_env(2), WhatTheShellVectorEnv)
     assert isinstance(what_the_shell_v0.vector_env(2, device="cpu"), WhatTheShellVectorEnv)
-    with pytest.raises(ValueError, match="device must be one of 'cpu', 'cuda'"):
-        what_the_shell_v0.vector_env(2, device="gpu")
+    for device in ("gpu", "cuda:-1", "cpu:0", 3):
+        with pytest.raises(ValueError, match="device must be 'cpu', 'cuda', 'cuda:N' or a torch"):
+            what_the_shell_v0.vector_env(2, device=device)
 
 
 def test_the_gpu_benchmark_runs_under_the_simulator(tmp_path):
@@ -166,8 +191,11 @@ def test_the_gpu_benchmark_runs_under_the_simulator(tmp_path):
     rows = {(r["workload"].split(" (")[0], r["device"], r["layout"]) for r in result["rows"]}
     for layout in ("soa", "game_major"):
         assert ("What the Shell GPU", "simulator", layout) in rows
+        assert ("Scorpion GPU env", "simulator", layout) in rows
     assert ("What the Shell CPU vector_env", "cpu, 2 threads", "-") in rows
-    assert not [s for s in result["skipped"] if "failed" in s], result["skipped"]
+    assert result["failed"] == [] and not result["skipped"], result
+    gpu_rows = [r for r in result["rows"] if r["device"] == "simulator"]
+    assert all(r["host_us_per_step"] > 0 for r in gpu_rows), gpu_rows
     if importlib.util.find_spec("pgx") is not None:  # the test extra has it; the core one not
         assert ("pgx connect_four", "jax cpu", "-") in rows
     assert all(r["steps_per_s"] > 0 and r["min"] <= r["max"] for r in result["rows"])
@@ -175,21 +203,21 @@ def test_the_gpu_benchmark_runs_under_the_simulator(tmp_path):
     assert "| What the Shell GPU (planes_uint8" in out.with_suffix(".md").read_text()
 
 
-TOO_MUCH_CONSTANT_DATA = """.version 8.0
-.target sm_90
-.address_size 64
-.const .align 1 .b8 table[70000];
-.visible .entry k(.param .u64 p) {
-  .reg .b16 %r; .reg .b64 %a;
-  ld.const.u8 %r, [table+69999]; ld.param.u64 %a, [p]; st.global.u8 [%a], %r; ret;
-}
-"""
-
-
-def test_assembling_refuses_what_ptxas_refuses():
-    """The check the kernels pass can fail: 70,000 bytes of tables, as with the int64 ones."""
+def test_the_gpu_benchmark_exits_non_zero_when_a_section_fails(tmp_path):
     needs_numba_cuda()
-    from shell_envs.core import cuda
-
-    with pytest.raises(RuntimeError, match="too much global constant data"):
-        cuda.assemble(TOO_MUCH_CONSTANT_DATA)
+    out = tmp_path / "gpu"
+    args = ["--quick", "--sizes", "0", "--cpu-batch", "8", "--seconds", "0.02", "--no-pgx"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "gpu.py"), *args, "--out", str(out)],
+        cwd=ROOT,
+        env=process_env(simulator=True),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "section(s) failed: What the Shell GPU: ValueError" in done.stderr
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert [f.split(":")[0] for f in result["failed"]] == ["What the Shell GPU", "Scorpion GPU"]
+    assert any(r["workload"].startswith("What the Shell CPU") for r in result["rows"])
+    assert "FAILED:" in out.with_suffix(".md").read_text()

@@ -69,6 +69,13 @@ def check_copy_false_is_refused(game: str, device: str) -> None:
         make_env(game, N, device=device, env_device="cuda", copy=False)
 
 
+def check_device_forms(game: str, device: str) -> None:
+    """The env device as ``"cuda:0"`` or a ``torch.device``: the GPU batched env either way."""
+    for env_device in ("cuda:0", torch.device("cuda", 0)):
+        env = make_env(game, N, device=device, env_device=env_device)
+        assert type(env.env).__name__.endswith("GpuVectorEnv"), env_device
+
+
 def check_ppo_example(game: str, device: str, out: Path) -> None:
     spec = importlib.util.spec_from_file_location("ppo", ROOT / "examples" / "train_torchrl_ppo.py")
     ppo = importlib.util.module_from_spec(spec)
@@ -88,5 +95,6 @@ if __name__ == "__main__":
     for name in OPTIONS:
         check_same_games(name, learner)
         check_copy_false_is_refused(name, learner)
+        check_device_forms(name, learner)
         check_ppo_example(name, learner, out_dir)
     print("ok")
