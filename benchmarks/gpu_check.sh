@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The GPU path's checks and figures in one run, on a machine with an NVIDIA GPU (issue 43).
+# The GPU path's checks and figures in one run, on a machine with an NVIDIA GPU (issue 49).
 #
 #   bash benchmarks/gpu_check.sh OUT [--wheels DIR] [STEP ...]
 #
-# Steps (all by default, in this order, the figures first; each under its own time limit, its
-# output in OUT/log.txt, a failed one reported and the others still run).  With 10 minutes a
-# command, run `versions bench scaling` (about 8 minutes) in one and `tests ppo` in the next.
-#   versions  Python, numpy, numba, numba-cuda, torch and the GPU seen
-#   bench     benchmarks/gpu.py (under 5 minutes): OUT/gpu.json, OUT/gpu.md
-#   scaling   the CPU batched envs from 2 threads to all: OUT/cpu_scaling.json
-#   tests     the real-GPU tests: both GPU envs against the CPU batched envs, directly and
-#             through TorchRL (check_env_specs on cuda, one PPO iteration)
+# Steps (all by default, in this order; each under its own time limit and all of them within
+# 9 minutes, each one's output in OUT/log.txt, a failed one reported and the others still run):
+#   versions  Python, numpy, numba, numba-cuda, cuda-core, torch, the GPU and its driver
+#   tests     the real-GPU tests: both GPU envs against the CPU batched envs (every encoder,
+#             both layouts, copy=True), directly and through TorchRL (rollouts compared with
+#             the CPU env's, check_env_specs on cuda, one PPO iteration)
+#   bench     benchmarks/gpu.py (both layouts, host µs a step, pgx): OUT/gpu.json, OUT/gpu.md
+#   scaling   the CPU batched envs at 2 threads and at all: OUT/cpu_scaling.json
 #   ppo       examples/train_torchrl_ppo.py on the GPU, a minute a game: OUT/ppo_<game>/
 # --wheels DIR installs the wheels in DIR first (into /tmp/site, for a machine that cannot
 # reach PyPI; benchmarks/gpu_wheels.txt lists them and how to fetch them).  Exits 1 if a step
@@ -25,7 +25,7 @@ if [ "${1:-}" = "--wheels" ]; then
   shift 2
 fi
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(versions bench scaling tests ppo)
+[ ${#steps[@]} -eq 0 ] && steps=(versions tests bench scaling ppo)
 mkdir -p "$out"
 log="$out/log.txt"
 site=""
@@ -40,9 +40,17 @@ export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${site:+:$site}${PYTHONPATH:+:$PYTHONP
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
 
 failed=0
+deadline=$((SECONDS + 540))  # the whole run: 9 minutes
 run() {  # NAME SECONDS COMMAND...: the command under a time limit, its output logged
   local name=$1 limit=$2
   shift 2
+  local left=$((deadline - SECONDS))
+  [ "$left" -lt "$limit" ] && limit=$left
+  if [ "$limit" -le 5 ]; then
+    echo "!! $name not run: the 9 minutes are spent" | tee -a "$log"
+    failed=1
+    return
+  fi
   echo "== $name $(date -u +%FT%TZ)" | tee -a "$log"
   timeout "$limit" "$@" 2>&1 | tee -a "$log"
   local code=$?
@@ -55,28 +63,30 @@ run() {  # NAME SECONDS COMMAND...: the command under a time limit, its output l
 for step in "${steps[@]}"; do
   case $step in
   versions)
-    run versions 120 python3 -c "
-import platform, numpy, numba, numba_cuda, torch
+    run versions 40 python3 -c "
+import platform, numpy, numba, numba_cuda, cuda.core, torch
 from numba import cuda
 print(platform.python_version(), 'numpy', numpy.__version__, 'numba', numba.__version__,
-      'numba-cuda', numba_cuda.__version__, 'torch', torch.__version__)
+      'numba-cuda', numba_cuda.__version__, 'cuda-core', cuda.core.__version__,
+      'torch', torch.__version__)
 print(cuda.get_current_device().name, torch.cuda.get_device_name())"
+    run driver 20 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
     ;;
   tests)
-    run tests 300 python3 -m pytest -q -p no:cacheprovider tests/gpu \
+    run tests 200 python3 -m pytest -q -p no:cacheprovider tests/gpu \
       tests/integrations/test_torchrl_env.py -k "real_gpu or on_a_gpu"
     ;;
   bench)
-    run bench 300 python3 benchmarks/gpu.py --budget 230 --out "$out/gpu"
+    run bench 150 python3 benchmarks/gpu.py --budget 110 --seconds 0.3 --out "$out/gpu"
     ;;
   scaling)
-    run scaling 150 python3 benchmarks/cpu_scaling.py --threads 2 "$(nproc)" --seconds 1 \
+    run scaling 60 python3 benchmarks/cpu_scaling.py --threads 2 "$(nproc)" --seconds 0.5 \
       --repeats 3 --json "$out/cpu_scaling.json"
     ;;
   ppo)
     for game in what_the_shell scorpion; do
-      run "ppo_$game" 150 python3 examples/train_torchrl_ppo.py --game "$game" --device cuda \
-        --minutes 1 --out "$out/ppo_$game"
+      run "ppo_$game" 65 python3 examples/train_torchrl_ppo.py --game "$game" --device cuda \
+        --minutes 0.75 --out "$out/ppo_$game"
     done
     ;;
   *)

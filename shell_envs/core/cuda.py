@@ -199,6 +199,8 @@ class Launch:
     def bind(self, index: int, array: Any) -> None:
         """Argument ``index`` (0 is the first after ``n``) is ``array`` from now on: a device
         array or CUDA tensor of the same dtype, shape and strides as the one it replaces."""
+        if self.args[index] is array:
+            return
         if self._native is not None:
             self._native.bind(index + 1, array)
         self.args[index] = array
@@ -261,12 +263,18 @@ class _Native:
 def _layout(value: Any) -> tuple[Any, ...] | None:
     """``(dtype, shape, strides in bytes)`` of a device array or CUDA tensor, else None."""
     if hasattr(value, "data_ptr") and hasattr(value, "stride"):  # a torch tensor
-        size = value.element_size()
-        dtype = np.dtype(str(value.dtype).removeprefix("torch."))
+        dtype = _numpy_dtype(value.dtype)
+        size = dtype.itemsize
         return dtype, tuple(value.shape), tuple(s * size for s in value.stride())
     if hasattr(value, "device_ctypes_pointer"):  # a numba-cuda device array
         return value.dtype, tuple(value.shape), tuple(value.strides)
     return None
+
+
+@functools.cache
+def _numpy_dtype(torch_dtype: Any) -> np.dtype:
+    """The numpy dtype of a torch dtype (``torch.int8`` -> ``int8``)."""
+    return np.dtype(str(torch_dtype).removeprefix("torch."))
 
 
 def _pointer(value: Any) -> int:

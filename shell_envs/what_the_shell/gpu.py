@@ -204,6 +204,8 @@ class WhatTheShellGpuVectorEnv:
                   np.float32)  # fmt: skip
         self._dtypes = dict(zip(OUTPUTS, dtypes, strict=True))
         self._shapes = output_shapes(n, layout, self._flat_width)
+        unused = ("obs_b", "obs_w") if self._kind == FLAT else ("flat_b", "flat_w")
+        self._returned = tuple(name for name in OUTPUTS if name not in unused)  # the rest: scratch
         self._rng = cuda.random_states(n, None)
         self._picks = (cuda.empty(n, np.int64), cuda.empty(n, np.int64))
         self._pick_tensors = tuple(cuda.as_torch(a) for a in self._picks)
@@ -221,9 +223,10 @@ class WhatTheShellGpuVectorEnv:
         self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
         self.seeds: list[int] | None = None
 
-    def _fresh_outputs(self) -> dict[str, tuple[Any, Any]]:
-        """A fresh buffer for each output the kernel writes: ``name: (argument, tensor)``."""
-        return {name: cuda.output(self._shapes[name], self._dtypes[name]) for name in OUTPUTS}
+    def _fresh_outputs(self, names: tuple[str, ...] = OUTPUTS) -> dict[str, tuple[Any, Any]]:
+        """A fresh buffer for each output ``names`` the kernel writes: ``name: (argument,
+        tensor)``."""
+        return {name: cuda.output(self._shapes[name], self._dtypes[name]) for name in names}
 
     def _views(self, tensors: dict[str, Any]) -> dict[str, Any]:
         """The results as batch-first torch tensors viewing the output ``tensors`` (made once
@@ -306,15 +309,12 @@ class WhatTheShellGpuVectorEnv:
         step = self._step
         step.bind(STEP_ARGS.index("black"), black)
         step.bind(STEP_ARGS.index("white"), white)
-        if self.copy:
-            buffers = self._fresh_outputs()
-            if self._kind == FLAT:  # the scratch planes stay
-                del buffers["obs_b"], buffers["obs_w"]
+        if self.copy:  # the returned results only; the flat encoder's planes are scratch
+            buffers = self._fresh_outputs(self._returned)
             for name, (argument, _) in buffers.items():
                 step.bind(STEP_ARGS.index(name), argument)
             self._sample.bind(0, buffers["masks"][0])
-            tensors = {name: tensor for name, (_, tensor) in buffers.items()}
-            self._tensors = self._views({"obs_b": None, "obs_w": None, **tensors})
+            self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
         step()
 
     def _results(self) -> tuple[dict[str, Any], ...]:
