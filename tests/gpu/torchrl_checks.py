@@ -3,8 +3,9 @@ by tests/integrations/test_torchrl_env.py: under numba's CUDA simulator on any m
 (``NUMBA_ENABLE_CUDASIM=1 NUMBA_DISABLE_JIT=1``), and on a real GPU when there is one.
 
 Run as ``python tests/gpu/torchrl_checks.py OUT_DIR``: for each game, ``check_env_specs`` and
-a 40-step rollout through autoresets with the same seeded legal actions on both, compared
-key by key after the rollout (a step that overwrote an earlier step's tensors shows there);
+a 40-step rollout and three batches of a TorchRL ``Collector`` through autoresets with the
+same seeded legal actions on both, compared key by key afterwards (a step that overwrote an
+earlier step's tensors shows there); ``"cuda:0"`` and a ``torch.device`` as the env device;
 a GPU env made with ``copy=False`` is refused; then one iteration of
 ``examples/train_torchrl_ppo.py`` with the batched env on the GPU.  Prints ``ok`` at the end.
 """
@@ -64,6 +65,37 @@ def check_same_games(game: str, device: str) -> None:
     assert bool(cpu["next", "done"].any()) and bool(cpu["autoreset"].any()), game
 
 
+def collect(game: str, device: str, env_device: str) -> list:
+    """Three batches of a TorchRL collector over N games with the seeded policy, each kept
+    (cloned) as a learner keeps it."""
+    from torchrl.collectors import Collector
+
+    env = make_env(game, N, device=device, env_device=env_device, **OPTIONS[game])
+    env.set_seed(5)
+    collector = Collector(
+        env, seeded_legal_actions(game, 1), frames_per_batch=N * 10, total_frames=N * 30,
+        device=device, trust_policy=True,
+    )  # fmt: skip
+    batches = [batch.clone() for batch in collector]
+    collector.shutdown()
+    return batches
+
+
+def check_same_collected(game: str, device: str) -> None:
+    """A collector over the GPU env gathers the CPU env's data, every key of every batch."""
+    cpu, gpu = collect(game, "cpu", "cpu"), collect(game, device, "cuda")
+    assert len(cpu) == len(gpu) == 3
+    for k, (a, b) in enumerate(zip(cpu, gpu, strict=True)):
+        keys = sorted(a.keys(True, True), key=str)
+        assert keys == sorted(b.keys(True, True), key=str), (game, k)
+        for key in keys:
+            assert a[key].dtype == b[key].dtype and torch.equal(a[key], b[key].cpu()), (
+                game,
+                k,
+                key,
+            )
+
+
 def check_copy_false_is_refused(game: str, device: str) -> None:
     with pytest.raises(ValueError, match="copy=False"):
         make_env(game, N, device=device, env_device="cuda", copy=False)
@@ -94,6 +126,7 @@ if __name__ == "__main__":
     learner = "cuda" if torch.cuda.is_available() else "cpu"  # the simulator has no torch GPU
     for name in OPTIONS:
         check_same_games(name, learner)
+        check_same_collected(name, learner)
         check_copy_false_is_refused(name, learner)
         check_device_forms(name, learner)
         check_ppo_example(name, learner, out_dir)
