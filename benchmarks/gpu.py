@@ -1,16 +1,21 @@
-"""GPU throughput: our GPU batched envs, our CPU batched envs and pgx, in one run (issue 43).
+"""GPU throughput: our GPU batched envs, our CPU batched envs and pgx, in one run (issues 43, 49).
 
 Measures, with random legal moves every step (observations and masks for both players):
 
 - What the Shell on the GPU at N = 8,192, 65,536 and 262,144: ``planes_uint8`` and float32
   ``planes`` with struct-of-arrays state, and ``planes_uint8`` with the naive game-major
   state for comparison (actions drawn on the device by ``sample_actions``);
-- Scorpion on the GPU (its observation and mask; ``shell_envs.bench.gpu.scorpion_gpu_rows``);
-- our CPU batched envs at N = 16,384 on 2 threads and on all threads of this machine
-  (``numba.set_num_threads``; compiled samplers);
+- Scorpion on the GPU in both layouts (its observation and mask;
+  ``shell_envs.bench.gpu.scorpion_gpu_rows``);
 - pgx ``connect_four``, ``othello`` and ``go_9x9`` on the same GPU when pgx is importable,
   measured as pgx's own benchmark does: ``jit(vmap(auto_reset(step)))`` (pgx >= 2: a key
-  per game) with ``jit(act_randomly)``, ``block_until_ready`` at the end of each run.
+  per game) with ``jit(act_randomly)``, ``block_until_ready`` at the end of each run;
+- our CPU batched envs at N = 16,384 on 2 threads and on all threads of this machine
+  (``numba.set_num_threads``; compiled samplers).
+
+Each GPU row also gives the host's microseconds a step (the time to queue 64 steps'
+launches, the GPU left to catch up after).  A section that raises is listed as failed and
+the run exits non-zero after writing the others' figures.
 
 Each figure is the median of ``--repeats`` runs of about ``--seconds`` with the spread
 (min–max); compile and warm-up time is reported apart.  Sections run in that order and the
@@ -362,12 +367,12 @@ def main() -> None:
     sections: list[tuple[str, Callable[[], list[dict[str, Any]]], str | None]] = [
         ("What the Shell GPU", lambda: what_the_shell_gpu(sizes, seconds, repeats), why_not_gpu),
         ("Scorpion GPU", lambda: scorpion_gpu(sizes, seconds, repeats), why_not_gpu),
-        ("CPU batched envs", lambda: cpu_rows(args.cpu_batch, seconds, repeats), None),
         (
             "pgx",
             lambda: pgx_rows(pgx_sizes, seconds, repeats),
             "--no-pgx" if args.no_pgx else _missing("pgx", "jax"),
-        ),  # fmt: skip
+        ),
+        ("CPU batched envs", lambda: cpu_rows(args.cpu_batch, seconds, repeats), None),
     ]
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
