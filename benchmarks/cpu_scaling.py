@@ -17,8 +17,11 @@ import numba
 from shell_envs.bench.threads import (
     GAMES,
     amdahl,
+    breakdown_json,
+    format_breakdown,
     format_scaling,
     run_scaling,
+    scaling_breakdown,
     scaling_json,
     serial_share,
 )
@@ -44,11 +47,28 @@ def main() -> None:
     parser.add_argument("--encoder", default="planes_uint8", help="What the Shell obs_encoder")
     parser.add_argument("--json", help="also write the rates to this file")
     parser.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="instead: where a step's time goes at each thread count (--sizes), the serial "
+        "share, the speedup and a plain parallel loop's speedup in the same run",
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4096, 16384],
+                        help="batch sizes of --breakdown")  # fmt: skip
+    parser.add_argument(
         "--serial-share",
         action="store_true",
         help="instead: the share of a 1-thread step outside the parallel loops, and its bound",
     )
     args = parser.parse_args()
+    if args.breakdown:
+        threads = tuple(args.threads or (1, 2))
+        results = scaling_breakdown(tuple(args.games), tuple(args.sizes), threads,
+                                    args.seconds, args.repeats, args.encoder)  # fmt: skip
+        print(format_breakdown(results))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(breakdown_json(results), f, indent=2)
+        return
     if args.serial_share:
         for game in args.games:
             share = serial_share(game, args.num_envs, args.seconds * args.repeats)

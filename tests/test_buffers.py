@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.core.buffers import PARALLEL_BYTES, BufferPool
+from shell_envs.core.buffers import PARALLEL_BYTES, BufferPool, BufferSets
 
 
 def test_held_arrays_and_views_are_never_handed_out_again():
@@ -40,3 +40,26 @@ def test_large_copies_are_exact_copies():
         np.testing.assert_array_equal(pool.copy_of(s), s)
     odd = np.arange(PARALLEL_BYTES // 8 + 3, dtype=np.int64)  # a block not full at the end
     np.testing.assert_array_equal(BufferPool(odd.shape, odd.dtype).copy_of(odd), odd)
+
+
+def test_a_buffer_set_is_reused_only_once_none_of_its_arrays_is_held():
+    sets = BufferSets([((3,), np.int8), ((2, 2), np.float32)])
+    first = sets.take()
+    ids = [id(a) for a in first]
+    assert [a.shape for a in first] == [(3,), (2, 2)] and first[1].dtype == np.float32
+    assert [id(a) for a in sets.take()] != ids  # the set itself is held
+    masks, values = first
+    del first
+    assert [id(a) for a in sets.take()] != ids  # both arrays are held
+    view = values[0]
+    del masks, values
+    assert [id(a) for a in sets.take()] != ids  # a view holds its base
+    del view
+    assert [id(a) for a in sets.take()] == ids  # nothing outside refers to it any more
+    assert len(sets) <= 4
+
+
+def test_buffer_sets_stop_growing_at_their_size():
+    sets = BufferSets([((4,), np.int64)], size=2)
+    held = [sets.take() for _ in range(5)]
+    assert len(sets) == 2 and len({id(s[0]) for s in held}) == 5

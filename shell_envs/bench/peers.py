@@ -13,6 +13,7 @@ A missing peer is reported as skipped.  Compile and warm-up time is kept apart.
 from __future__ import annotations
 
 import importlib.util
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -75,6 +76,31 @@ def scorpion_batched(batch: int = BATCH) -> Callable[[int], int]:
             env.step(random_legal_actions(env.action_masks()))
             steps += batch
         return steps
+
+    return run
+
+
+def masked_loop(env_id: str, seed: int = 0) -> Callable[[int], int]:
+    """``run(n)``: ``n`` steps of the plain loop a user writes over ``gym.make(env_id)``:
+    a uniformly random legal action from ``env.unwrapped.action_masks()`` (an env without
+    masks, CartPole, gets an all-true mask: the same loop), ``step``, ``reset`` at the end."""
+    import gymnasium as gym
+
+    import shell_envs  # noqa: F401  (registers the ids)
+
+    env = gym.make(env_id)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    all_legal = np.ones(env.action_space.n, np.bool_)
+    masks = getattr(env.unwrapped, "action_masks", lambda: all_legal)
+
+    def run(n: int) -> int:
+        for _ in range(n):
+            legal = np.flatnonzero(masks())
+            _, _, terminated, truncated, _ = env.step(int(legal[rng.randrange(len(legal))]))
+            if terminated or truncated:
+                env.reset()
+        return n
 
     return run
 
@@ -211,6 +237,12 @@ WORKLOADS = [
         memory=_pgx_memory,
     ),
     Workload("gymnasium CartPole-v1", "steps", lambda: env_steps("CartPole-v1")),
+    Workload(
+        "scorpion gym.make, action_masks() loop",
+        "steps",
+        lambda: masked_loop("shell_envs/Scorpion-v0"),
+    ),
+    Workload("gymnasium CartPole-v1, the same loop", "steps", lambda: masked_loop("CartPole-v1")),
 ]
 
 RATIOS = [
@@ -218,6 +250,7 @@ RATIOS = [
     ("what_the_shell vector_env N=1024", "pgx connect_four N=1024", 1.0),
     ("what_the_shell vector_env N=1024 planes_uint8", "pgx connect_four N=1024", 1.0),
     ("scorpion gym.make", "gymnasium CartPole-v1", 1.0),
+    ("scorpion gym.make, action_masks() loop", "gymnasium CartPole-v1, the same loop", 1.2),
 ]
 ABSOLUTE = [("scorpion make_vec N=1024", 1_000_000.0)]
 

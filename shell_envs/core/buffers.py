@@ -68,3 +68,38 @@ class BufferPool:
     def __len__(self) -> int:
         """How many arrays the pool holds."""
         return len(self._arrays)
+
+
+# the set's list slot (for a set) or tuple slot (for an array), the loop's name, and
+# getrefcount's argument
+_SET_REFCOUNT = 3
+
+
+class BufferSets:
+    """Up to ``size`` sets of arrays, one of each ``(shape, dtype)`` of ``specs``: all the
+    arrays one step returns, taken in one call; a set is reused once nothing outside the pool
+    refers to any of its arrays (not even a view), as with `BufferPool`."""
+
+    def __init__(self, specs: list[tuple[tuple[int, ...], np.dtype | type]], size: int = 4) -> None:
+        self.specs = [(tuple(shape), np.dtype(dtype)) for shape, dtype in specs]
+        self.size = size
+        self._sets: list[tuple[np.ndarray, ...]] = []
+
+    def take(self) -> tuple[np.ndarray, ...]:
+        """A set nobody else refers to (contents undefined), or a fresh one."""
+        for arrays in self._sets:
+            if sys.getrefcount(arrays) != _SET_REFCOUNT:  # a caller keeps the set itself
+                continue
+            for array in arrays:
+                if sys.getrefcount(array) != _SET_REFCOUNT:
+                    break
+            else:
+                return arrays
+        arrays = tuple(np.empty(shape, dtype) for shape, dtype in self.specs)
+        if len(self._sets) < self.size:
+            self._sets.append(arrays)
+        return arrays
+
+    def __len__(self) -> int:
+        """How many sets the pool holds."""
+        return len(self._sets)

@@ -13,8 +13,8 @@ _UNIT = 2.0**-53
 _PROBES = 8
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _HIGH = np.uint64(0x8080808080808080)
-PARALLEL_ROWS = 8192  # from this many rows up, blocks of rows are sampled on all cores
-BLOCK_ROWS = 2048  # rows of one block: fixed, so the samples do not depend on the threads
+PARALLEL_ROWS = 1024  # from this many rows up, blocks of rows are sampled on all cores
+BLOCK_ROWS = 512  # rows of one block: fixed, so the samples do not depend on the threads
 _JUMP = np.uint64(0x9E3779B97F4A7C15 << 32 & 0xFFFFFFFFFFFFFFFF)  # 2**32 splitmix draws
 
 

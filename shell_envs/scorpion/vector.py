@@ -20,7 +20,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from shell_envs.core import background
-from shell_envs.core.buffers import BufferPool
+from shell_envs.core.buffers import BufferPool, BufferSets
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
@@ -339,14 +339,14 @@ class ScorpionVectorEnv(VectorEnv):
         self.deals = np.zeros(n, np.int64)
         self._autoreset = np.zeros(n, np.bool_)
         self._codes = np.zeros(n, np.int64)
-        self._rewards = np.zeros(n, np.float32)
-        self._terminated = np.zeros(n, np.bool_)
-        self._truncated = np.zeros(n, np.bool_)
         self._obs = np.zeros((n, *obs_space.shape), obs_space.dtype)
         self._cards = np.zeros((n, engine.N_CARDS), np.int8)  # scratch for shuffled decks
         # returned arrays come from pools: no fresh megabytes (page faults) every step
         self._obs_pool = BufferPool(self._obs.shape, self._obs.dtype)
         self._mask_pool = BufferPool(self.masks.shape, self.masks.dtype)
+        # a step's rewards, flags and infos, recycled once released and taken in one call
+        results = [((n,), np.float32), ((n,), np.bool_), ((n,), np.bool_)]
+        self._results = BufferSets(results + [((*rows, n), d) for rows, d in INFO_ARRAYS])
         # each env's generator of deal numbers (fresh entropy until seeded) and the deal pool
         # (see shell_envs.scorpion.deals)
         self._gen = _generator_rows([None] * n)
@@ -388,25 +388,19 @@ class ScorpionVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play one action in every game (``int[N]``)."""
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
-            raise ValueError(
-                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)); got "
-                f"shape {acts.shape} of {acts.dtype}"
-            )
-        acts = acts.astype(np.int64, copy=False)
+        acts = self._as_actions(actions)
         if self.illegal_action == "raise":
             batch_check(*self.arrays, acts, self.allow_undo, self._autoreset, self._codes)
             bad = np.flatnonzero(self._codes)
             if bad.size:
                 i = int(bad[0])
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
-        outputs = info_arrays(self.num_envs)
+        rewards, terminated, truncated, *outputs = self._results.take()
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
                    self._kind, not self._same_step, self._obs_target(partial=False),
-                   self._cards, self._codes, self._rewards, self._terminated, self._truncated,
-                   self._gen, self._pool, self._use_pool, *outputs)  # fmt: skip
+                   self._cards, self._codes, rewards, terminated, truncated, self._gen,
+                   self._pool, self._use_pool, *outputs)  # fmt: skip
         infos = as_infos(*outputs)
         observations = self._observations()
         if self._same_step and self._autoreset.any():
@@ -426,17 +420,21 @@ class ScorpionVectorEnv(VectorEnv):
             infos = self._infos()
             infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info)
             infos["_final_info"] = ended
-        return (
-            observations,
-            self._rewards.copy(),
-            self._terminated.copy(),
-            self._truncated.copy(),
-            infos,
-        )
+        return observations, rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """``bool[N, A]``: for each game, True where the engine accepts the action."""
         return self._mask_pool.copy_of(self.masks)
+
+    def _as_actions(self, actions: Any) -> np.ndarray:
+        """The actions as ``int64[N]``, or a ``ValueError`` saying what was wrong."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)); got "
+                f"shape {acts.shape} of {acts.dtype}"
+            )
+        return acts.astype(np.int64, copy=False)
 
     def explain(self, index: int, action: int) -> str | None:
         """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""

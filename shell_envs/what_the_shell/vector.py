@@ -16,7 +16,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from shell_envs.core import background
-from shell_envs.core.buffers import BufferPool
+from shell_envs.core.buffers import BufferSets
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, positive_int
@@ -168,13 +168,15 @@ def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_round
                   report)  # fmt: skip
 
 
+_FLAG_INFOS = tuple((name, FLAG_FIELDS.index(name)) for name in ("collision", "sudden_death"))
+
+
 def infos_of(report: Any, flags: Any) -> dict[str, Any]:
     """The infos dict of a step's ``report`` and ``flags`` rows (numpy arrays or tensors,
     viewed, not copied): `REPORT_FIELDS`, with collision and sudden death as booleans."""
     infos = dict(zip(REPORT_FIELDS, report, strict=True))
-    flag_rows = dict(zip(FLAG_FIELDS, flags, strict=True))
-    infos["collision"] = flag_rows["collision"]
-    infos["sudden_death"] = flag_rows["sudden_death"]
+    for name, index in _FLAG_INFOS:
+        infos[name] = flags[index]
     return infos
 
 
@@ -293,15 +295,16 @@ class WhatTheShellVectorEnv:
         shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
         self._obs_black = np.zeros(shape, dtype)
         self._obs_white = np.zeros(shape, dtype)
-        self._pools = (BufferPool(shape, dtype), BufferPool(shape, dtype))
-        # a step's other results, recycled once released: fresh megabytes every step cost
-        # page faults and unmapping, serial time that caps the scaling with cores
-        self._out_pools = (
-            BufferPool((2, n, rules.CELLS), np.int8),
-            BufferPool((2, n), np.float32),
-            BufferPool((len(FLAG_FIELDS), n), np.bool_),
-            BufferPool((len(REPORT_FIELDS), n), np.int32),
-        )
+        # a step's results (observations too with copy=True), recycled once released and
+        # taken in one call: fresh megabytes every step cost page faults and unmapping, and
+        # every call after the kernel is serial time, which caps the scaling with cores
+        results = [
+            ((2, n, rules.CELLS), np.int8),
+            ((2, n), np.float32),
+            ((len(FLAG_FIELDS), n), np.bool_),
+            ((len(REPORT_FIELDS), n), np.int32),
+        ]
+        self._results = BufferSets(results + [(shape, dtype)] * 2 * self.copy)
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
@@ -319,7 +322,7 @@ class WhatTheShellVectorEnv:
         self.meta[:] = 0
         self.info[:] = 0
         self._autoreset[:] = False
-        obs_b, obs_w = self._obs_buffers()
+        obs_b, obs_w = self._obs_buffers(self._results.take())
         masks = np.ones((2, self.num_envs, rules.CELLS), np.int8)
         if self._kind != OTHER:
             fill = self.encoder.fill_batch
@@ -339,8 +342,9 @@ class WhatTheShellVectorEnv:
         white = self._as_actions(actions["white"], "white")
         if self.illegal_action == "raise":
             self._raise_if_illegal(black, white)
-        obs_b, obs_w = self._obs_buffers()
-        masks, rewards, flags, report = (pool.take() for pool in self._out_pools)
+        results = self._results.take()
+        masks, rewards, flags, report = results[:4]
+        obs_b, obs_w = self._obs_buffers(results)
         batch_step(self.board, self.eggs, self.meta, self.info, self._work, black, white,
                    self._autoreset, self.max_rounds, self._kind,
                    *self._planes_views(obs_b, obs_w), masks, rewards, flags,
@@ -378,12 +382,12 @@ class WhatTheShellVectorEnv:
         shape = (self.num_envs, N_PLANES, rules.CELLS)
         return black.reshape(shape), white.reshape(shape)
 
-    def _obs_buffers(self) -> tuple[np.ndarray, np.ndarray]:
-        """Where this step's observations go: the fixed pair (``copy=False``), else arrays
-        from the pools that no caller refers to any more (see `shell_envs.core.buffers`)."""
+    def _obs_buffers(self, results: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """Where this step's observations go: the fixed pair (``copy=False``), else the pair of
+        this step's set of ``results`` (see `shell_envs.core.buffers`)."""
         if not self.copy:
             return self._obs_black, self._obs_white
-        return self._pools[0].take(), self._pools[1].take()
+        return results[4], results[5]
 
     def _observations(
         self, black: np.ndarray, white: np.ndarray, masks: np.ndarray

@@ -141,7 +141,7 @@ def test_no_returned_array_is_overwritten_while_held():
             snapshots = [a.copy() for a in held]
     for array, snapshot in zip(held, snapshots, strict=True):
         np.testing.assert_array_equal(array, snapshot)
-    assert len(env._out_pools[0]) <= 4
+    assert len(env._results) <= 4
 
 
 def test_observation_buffers_are_recycled_once_released():
@@ -150,11 +150,11 @@ def test_observation_buffers_are_recycled_once_released():
     for _ in range(10):
         previous = obs
         obs, *_ = env.step({"black": np.arange(8), "white": np.arange(8) + 40})
-        assert any(obs["black"]["observation"] is a for a in env._pools[0]._arrays)
+        assert any(obs["black"]["observation"] is held[4] for held in env._results._sets)
         assert previous["black"]["observation"] is not obs["black"]["observation"]
         del previous
         env.reset()
-    assert len(env._pools[0]) <= 3  # released arrays came back instead of new ones
+    assert len(env._results) <= 3  # released arrays came back instead of new ones
 
 
 @pytest.mark.parametrize(
