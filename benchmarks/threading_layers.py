@@ -122,8 +122,8 @@ def main() -> None:
             if folder is None:
                 results[layer] = {"error": "tbb is not installed (pip install tbb)"}
                 continue
-            env["LD_LIBRARY_PATH"] = os.pathsep.join(filter(None, [folder,
-                                                                   env.get("LD_LIBRARY_PATH")]))  # fmt: skip
+            paths = [folder, *filter(None, [env.get("LD_LIBRARY_PATH")])]
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(paths)
         done = subprocess.run(
             [sys.executable, __file__, "--worker", *sys.argv[1:]],
             env=env,
