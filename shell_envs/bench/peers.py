@@ -86,9 +86,8 @@ def masked_loop(env_id: str, seed: int = 0) -> Callable[[int], int]:
     masks, CartPole, gets an all-true mask: the same loop), ``step``, ``reset`` at the end."""
     import gymnasium as gym
 
-    import shell_envs  # noqa: F401  (registers the ids)
+    env = gym.make(env_id)  # the ids are registered: importing this module imported shell_envs
 
-    env = gym.make(env_id)
     env.reset(seed=seed)
     rng = random.Random(seed)
     all_legal = np.ones(env.action_space.n, np.bool_)

@@ -429,7 +429,7 @@ class ScorpionVectorEnv(VectorEnv):
     def _as_actions(self, actions: Any) -> np.ndarray:
         """The actions as ``int64[N]``, or a ``ValueError`` saying what was wrong."""
         acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
             raise ValueError(
                 f"actions must be {self.num_envs} integers (shape ({self.num_envs},)); got "
                 f"shape {acts.shape} of {acts.dtype}"
