@@ -5,7 +5,10 @@ policy each (``--policies two``); with ``--opponent greedy`` (or ``random``) one
 is the built-in agent instead.  Illegal cells are masked in every forward pass
 (:mod:`shell_envs.integrations.rllib`).  After training, each policy plays ``--eval-games``
 games against ``random`` and ``greedy`` with alternating seats (Wilson 95% intervals); the
-checkpoint, ``results.json`` and ``learning_curve.png`` go under ``--out``.
+checkpoint, ``results.json`` and ``learning_curve.png`` go under ``--out`` (default
+``runs/rllib_what_the_shell``).  Each iteration prints a line with the mean return of each
+seat: in self-play black's and white's sum to 0, so a policy's own mean over both seats (what
+RLlib reports per module) is 0 whatever it learns; the seats' returns show who wins.
 
 Locally, Ray starts on this machine; ``--num-env-runners`` sampling actors run beside the
 learner::
@@ -18,7 +21,7 @@ runtime env ships this checkout and installs the package's dependencies on every
 
     ray job submit --address http://HEAD:8265 --working-dir . \\
         --runtime-env-json '{"pip": ["numba>=0.59", "pettingzoo>=1.24", "pillow>=10"],
-                             "excludes": [".venv", "results"]}' \\
+                             "excludes": [".venv", "results", "runs"]}' \\
         -- python examples/rllib_what_the_shell.py --num-env-runners 64 --iterations 200
 
 Needs the extra ``rllib`` (``ray[rllib]``, torch).
@@ -57,7 +60,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--address", default=None, help="Ray address (default: local, or the job's)")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of a local Ray")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, default=Path("results/rllib_what_the_shell"))
+    p.add_argument("--out", type=Path, default=Path("runs/rllib_what_the_shell"))
     p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
     args = p.parse_args(argv)
     if args.smoke:
@@ -85,10 +88,25 @@ def build_config(args: argparse.Namespace) -> Any:
     )
 
 
+def history_point(result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """One training iteration's figures from RLlib's result: steps, games, mean game length,
+    the mean return of each seat (``seat_returns``) and of each policy (``module_returns``)."""
+    runners = result.get("env_runners", {})
+    return {
+        "iteration": int(result["training_iteration"]),
+        "env_steps": int(result.get("num_env_steps_sampled_lifetime", 0)),
+        "episodes": int(runners.get("num_episodes_lifetime", 0)),
+        "episode_len_mean": runners.get("episode_len_mean"),
+        "seat_returns": dict(sorted(runners.get("agent_episode_returns_mean", {}).items())),
+        "module_returns": runners.get("module_episode_returns_mean", {}),
+        "seconds": seconds,
+    }
+
+
 def describe(point: dict[str, Any]) -> str:
     """One training iteration in a line, figures rounded (RLlib reports raw floats)."""
     length = point["episode_len_mean"]
-    returns = ", ".join(f"{k} {v:+.2f}" for k, v in point["module_returns"].items())
+    returns = ", ".join(f"{k} {v:+.2f}" for k, v in point["seat_returns"].items())
     return (
         f"iter {point['iteration']:>3}: {point['env_steps']:,} env steps, "
         f"{point['episodes']:,} games, mean length "
@@ -98,7 +116,7 @@ def describe(point: dict[str, Any]) -> str:
 
 
 def plot_curve(history: list[dict[str, Any]], path: Path) -> None:
-    """The learning curve: mean game length and each policy's mean return, by env steps."""
+    """The learning curve: mean game length and each seat's mean return, by env steps."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -109,12 +127,12 @@ def plot_curve(history: list[dict[str, Any]], path: Path) -> None:
     lengths = [point["episode_len_mean"] for point in history]
     ax_len.plot(steps, [np.nan if x is None else x for x in lengths], marker="o")
     ax_len.set_ylabel("mean game length (rounds)")
-    modules = sorted({k for point in history for k in point["module_returns"]})
-    for module in modules:
-        returns = [point["module_returns"].get(module, np.nan) for point in history]
-        ax_ret.plot(steps, returns, marker="o", label=module)
-    ax_ret.set_ylabel("mean return per game (self-play: sums to 0)")
-    if modules:
+    seats = sorted({k for point in history for k in point["seat_returns"]})
+    for seat in seats:
+        returns = [point["seat_returns"].get(seat, np.nan) for point in history]
+        ax_ret.plot(steps, returns, marker="o", label=seat)
+    ax_ret.set_ylabel("mean return per game (self-play: the seats' sum to 0)")
+    if seats:
         ax_ret.legend()
     for ax in (ax_len, ax_ret):
         ax.set_xlabel("env steps")
@@ -127,6 +145,9 @@ def plot_curve(history: list[dict[str, Any]], path: Path) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train, checkpoint, evaluate; returns the results written to ``results.json``."""
     args = parse_args(argv)
+    print(f"What the Shell, RLlib PPO ({args.policies} policies, opponent: {args.opponent}): "
+          f"{args.iterations} iterations of {args.train_batch:,} env steps, a line each; "
+          f"starting Ray; results in {args.out}", flush=True)  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     started_ray = not ray.is_initialized()
     if started_ray:
@@ -135,16 +156,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     history = []
     start = time.perf_counter()
     for _ in range(args.iterations):
-        result = algo.train()
-        runners = result.get("env_runners", {})
-        point = {
-            "iteration": int(result["training_iteration"]),
-            "env_steps": int(result.get("num_env_steps_sampled_lifetime", 0)),
-            "episodes": int(runners.get("num_episodes_lifetime", 0)),
-            "episode_len_mean": runners.get("episode_len_mean"),
-            "module_returns": runners.get("module_episode_returns_mean", {}),
-            "seconds": time.perf_counter() - start,
-        }
+        point = history_point(algo.train(), time.perf_counter() - start)
         history.append(point)
         print(describe(point), flush=True)
     train_s = time.perf_counter() - start

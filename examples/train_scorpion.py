@@ -31,7 +31,9 @@ Every ``--eval-every`` steps the policy, exported to numpy, plays the first ``--
 one with the best mean score is kept, and at the end it and ``greedy`` play them in the
 bench's format.  The learning rate decays linearly to 0.  Writes ``network.npz`` (the kept
 agent's weights: load them with ``make_agent("scorpion", "learned", weights=...)``),
-``model.zip`` (the last policy), ``results.json`` and ``learning_curve.png`` under ``--out``::
+``model.zip`` (the last policy), ``results.json`` and ``learning_curve.png`` under ``--out``
+(default ``runs/train_scorpion``).  It says what it does first, and how far it has come (the
+training steps, an evaluation's deals) every ``--progress-every`` seconds::
 
     python examples/train_scorpion.py
     python examples/train_scorpion.py --smoke --out /tmp/scorpion   # seconds, for tests
@@ -53,7 +55,7 @@ import torch
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from torch import nn
@@ -62,8 +64,9 @@ from shell_envs.agents.scorpion_learned import LearnedAgent
 from shell_envs.bench.evaluation import ScorpionResult
 from shell_envs.bench.evaluation import evaluate_scorpion as play_scorpion
 from shell_envs.bench.patience import DEAL_SETS, MAX_MOVES, STALL_MOVES, deal_numbers
+from shell_envs.core.jit import compile_notice
 from shell_envs.integrations.sb3 import ScorpionVecEnv
-from shell_envs.scorpion import network, rules
+from shell_envs.scorpion import network, rules, search
 from shell_envs.scorpion.winnable import winnable_seeds
 
 TRAIN_DEALS = 2**40  # training deals start far from the bench's 0–9999
@@ -91,7 +94,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-deals", type=int, default=1000, help="evaluation deals (bench dev)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch and numba threads")
-    p.add_argument("--out", type=Path, default=Path("results/scorpion_learned"))
+    p.add_argument("--out", type=Path, default=Path("runs/train_scorpion"))
+    p.add_argument("--progress-every", type=float, default=10.0,
+                   help="seconds between progress lines")  # fmt: skip
     p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
     args = p.parse_args(argv)
     if args.smoke:
@@ -278,6 +283,60 @@ def export(policy: MovePolicy) -> network.Network:
     )
 
 
+class Ticker:
+    """Says how far a long step has come, in a line at most every ``seconds``: the count done
+    of the total, the speed since ``first`` (the count when it starts) and the time left."""
+
+    def __init__(self, what: str, total: int, unit: str, seconds: float, first: int = 0) -> None:
+        self.what, self.total, self.unit, self.seconds = what, total, unit, seconds
+        self.first = first
+        self.start = time.perf_counter()
+        self.next = self.start + seconds
+
+    def __call__(self, done: int) -> None:
+        """Print the line if it is due."""
+        now = time.perf_counter()
+        if now < self.next or done <= self.first:
+            return
+        self.next = now + self.seconds
+        rate = (done - self.first) / (now - self.start)
+        left = (self.total - done) / rate
+        print(f"{self.what}: {done:,} of {self.total:,} {self.unit} ({rate:,.0f}/s), "
+              f"about {left / 60:.1f} min left", flush=True)  # fmt: skip
+
+
+class Progress(BaseCallback):
+    """A `Ticker` over the PPO steps, its clock started at the first step (after what the
+    callbacks before it in a ``CallbackList`` did then, such as a first evaluation)."""
+
+    def __init__(self, total: int, seconds: float) -> None:
+        super().__init__()
+        self.total, self.seconds = total, seconds
+        self.ticker: Ticker | None = None
+
+    def _on_step(self) -> bool:
+        if self.ticker is None:
+            self.ticker = Ticker("[PPO]", self.total, "steps", self.seconds, self.num_timesteps)
+        self.ticker(self.num_timesteps)
+        return True
+
+
+def evaluate_deals(
+    player: LearnedAgent | str, deals: list[int], rule_set: str, what: str, seconds: float
+) -> ScorpionResult:
+    """``play_scorpion`` over ``deals``, 100 at a time with a progress line when due; the
+    figures are the same as in one call (every deal seeds the agent)."""
+    tick = Ticker(what, len(deals), "deals", seconds)
+    parts = []
+    for start in range(0, len(deals), 100):
+        parts.append(play_scorpion(player, deals[start : start + 100], rule_set))
+        tick(start + parts[-1].games)
+    won, scores = (
+        np.concatenate([getattr(part, key) for part in parts]) for key in ("won", "scores")
+    )
+    return ScorpionResult(parts[0].agent, won, scores)
+
+
 class Trainer(BaseCallback):
     """Ends the curriculum on time and evaluates the exported policy every ``every`` steps."""
 
@@ -311,8 +370,12 @@ class Trainer(BaseCallback):
     def evaluate(self) -> ScorpionResult:
         """One evaluation point: win rate and mean score on the evaluation deals."""
         net = export(self.model.policy)
-        result = play_scorpion(
-            LearnedAgent(net=net, seed=0, rules=self.args.rules), self.deals, self.args.rules
+        result = evaluate_deals(
+            LearnedAgent(net=net, seed=0, rules=self.args.rules),
+            self.deals,
+            self.args.rules,
+            f"[{self.num_timesteps:>9} steps] evaluation",
+            self.args.progress_every,
         )
         if self.best is None or result.mean_score > self.best[0]:
             self.best = (result.mean_score, net, self.num_timesteps)
@@ -367,6 +430,11 @@ def plot_curve(curve: list[dict], baseline: dict, path: Path) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train, evaluate, save; returns the results written to ``results.json``."""
     args = parse_args(argv)
+    print(f"Scorpion ({args.rules}), MaskablePPO: {args.timesteps:,} steps on {args.num_envs} "
+          f"games side by side, evaluated on {args.eval_deals:,} dev deals first and every "
+          f"{args.eval_every:,} steps; results in {args.out}", flush=True)  # fmt: skip
+    compile_notice(network.move_features, network.batch_features, search.is_dead,
+                   what="the move features and the evaluation's game ends")  # fmt: skip
     torch.set_num_threads(args.threads)
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -395,7 +463,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     trainer = Trainer(args, deals, env.venv)
     start = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=trainer)
+    progress = Progress(args.timesteps, args.progress_every)
+    model.learn(total_timesteps=args.timesteps, callback=CallbackList([trainer, progress]))
     train_s = time.perf_counter() - start
     model.save(args.out / "model.zip")
     best_score, best_net, best_steps = trainer.best
@@ -405,7 +474,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     final = {}
     learned = LearnedAgent(weights=str(args.out / "network.npz"), seed=0, rules=args.rules)
     for player in (learned, "greedy"):
-        result = play_scorpion(player, deals, args.rules)
+        result = evaluate_deals(
+            player, deals, args.rules, "[final] evaluation", args.progress_every
+        )
         final[result.agent] = result.as_dict()
         print(f"bench format: {result}", flush=True)
     eval_s = time.perf_counter() - start

@@ -15,7 +15,7 @@ changes / 100). Both curves start at the untrained policy.
 Prints steps/s with the network included (env steps, inference and updates in the wall time;
 the evaluations apart; What the Shell counts joint steps: one round of one game; on a busy
 CPU pass ``--torch-threads 1``), and writes ``results.json``
-and ``learning_curve.png`` under ``--out``::
+and ``learning_curve.png`` under ``--out`` (default ``runs/train_torchrl_ppo``)::
 
     python examples/train_torchrl_ppo.py --game what_the_shell --device cuda --minutes 5
     python examples/train_torchrl_ppo.py --game scorpion --device cpu --minutes 2 --num-envs 256
@@ -376,7 +376,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--torch-threads", type=int, default=0, help="torch's CPU threads (0: torch's default)"
     )
-    parser.add_argument("--out", default="runs/torchrl_ppo")
+    parser.add_argument("--out", default="runs/train_torchrl_ppo")
     args = parser.parse_args(argv)
     if args.reward_scale is None:
         args.reward_scale = 0.01 if args.game == "scorpion" else 1.0

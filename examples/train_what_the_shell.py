@@ -10,9 +10,11 @@ and frozen earlier versions of itself.  Every ``--pool-every`` steps it plays a 
 against ``greedy``; when its score (win 1, draw 1/2) is a new best, that version is saved
 under ``snapshots/`` and joins the pool.  At the end it plays ``--eval-games`` games against
 ``random`` and ``greedy`` with alternating seats, the tournament format of ``shell-envs
-bench``, and reports win, draw and loss counts with Wilson 95% intervals.  Writes
-``model.zip``, ``results.json`` and ``learning_curve.png`` under ``--out``; the model plays
-as an agent with ``shell_envs.integrations.sb3.load_agent(PATH)``::
+bench``, and reports win, draw and loss counts with Wilson 95% intervals.  It says what it
+does first, and how far it has come every ``--progress-every`` seconds.  Writes ``model.zip``,
+``results.json`` and ``learning_curve.png`` under ``--out`` (default
+``runs/train_what_the_shell``); the model plays as an agent with
+``shell_envs.integrations.sb3.load_agent(PATH)``::
 
     python examples/train_what_the_shell.py               # about 4 min on 2 cores
     python examples/train_what_the_shell.py --smoke --out /tmp/wts   # seconds, for tests
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +36,14 @@ import numba
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import shell_envs  # noqa: F401  (registers the Gymnasium ids)
 from shell_envs.agents import Agent, WhatTheShellView, choose_action, make_agent
 from shell_envs.bench.evaluation import MatchResult, play_match
+from shell_envs.core.jit import compile_notice
 from shell_envs.integrations.sb3 import WhatTheShellModelAgent, load_model
 from shell_envs.what_the_shell import search
 from shell_envs.what_the_shell.encoders import encode_flat
@@ -72,7 +76,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-games", type=int, default=400, help="final games per opponent")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1, help="torch and numba threads")
-    p.add_argument("--out", type=Path, default=Path("results/what_the_shell_ppo"))
+    p.add_argument("--out", type=Path, default=Path("runs/train_what_the_shell"))
+    p.add_argument("--progress-every", type=float, default=10.0,
+                   help="seconds between progress lines")  # fmt: skip
     p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
     args = p.parse_args(argv)
     if args.smoke:
@@ -120,6 +126,44 @@ class OpponentPool:
         return choose_action(self.current, observation, action_mask, state)
 
 
+class Ticker:
+    """Says how far a long step has come, in a line at most every ``seconds``: the count done
+    of the total, the speed since ``first`` (the count when it starts) and the time left."""
+
+    def __init__(self, what: str, total: int, unit: str, seconds: float, first: int = 0) -> None:
+        self.what, self.total, self.unit, self.seconds = what, total, unit, seconds
+        self.first = first
+        self.start = time.perf_counter()
+        self.next = self.start + seconds
+
+    def __call__(self, done: int) -> None:
+        """Print the line if it is due."""
+        now = time.perf_counter()
+        if now < self.next or done <= self.first:
+            return
+        self.next = now + self.seconds
+        rate = (done - self.first) / (now - self.start)
+        left = (self.total - done) / rate
+        print(f"{self.what}: {done:,} of {self.total:,} {self.unit} ({rate:,.0f}/s), "
+              f"about {left / 60:.1f} min left", flush=True)  # fmt: skip
+
+
+class Progress(BaseCallback):
+    """A `Ticker` over the PPO steps, its clock started at the first step (after what the
+    callbacks before it in a ``CallbackList`` did then, such as a first evaluation)."""
+
+    def __init__(self, total: int, seconds: float) -> None:
+        super().__init__()
+        self.total, self.seconds = total, seconds
+        self.ticker: Ticker | None = None
+
+    def _on_step(self) -> bool:
+        if self.ticker is None:
+            self.ticker = Ticker("[PPO]", self.total, "steps", self.seconds, self.num_timesteps)
+        self.ticker(self.num_timesteps)
+        return True
+
+
 class PoolCallback(BaseCallback):
     """Every ``every`` steps: a match against greedy; a new best score adds a snapshot."""
 
@@ -157,8 +201,11 @@ class PoolCallback(BaseCallback):
         return result
 
 
-def imitation_data(learner: Agent, games: int, seed: int, gamma: float) -> list[np.ndarray]:
-    """Positions ``learner`` reaches against greedy (3 games in 4) and random, labelled.
+def imitation_data(
+    learner: Agent, games: int, seed: int, gamma: float, tick: Callable[[int], None]
+) -> list[np.ndarray]:
+    """Positions ``learner`` reaches against greedy (3 games in 4) and random, labelled;
+    ``tick(games_played)`` after each game.
 
     Returns ``[observations, masks, best, returns]``: ``best`` marks the cells greedy rates
     highest (its choice up to tie-breaking) and ``returns`` is the game's outcome for the
@@ -192,6 +239,7 @@ def imitation_data(learner: Agent, games: int, seed: int, gamma: float) -> list[
             masks.append(mask)
             bests.append(best)
             returns.append(rewards[own] * gamma ** (len(seen) - 1 - t))
+        tick(game + 1)
     return [np.asarray(column) for column in (observations, masks, bests, returns)]
 
 
@@ -226,13 +274,16 @@ def imitate(model: MaskablePPO, data: list[np.ndarray], epochs: int, seed: int) 
 def warm_start(model: MaskablePPO, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Imitate greedy, then DAgger rounds; returns the accuracy and match of each round."""
     log = []
+    tick = Ticker("[imitation 0] greedy's games", args.imitate_games, "games",
+                  args.progress_every)  # fmt: skip
     data = imitation_data(make_agent(GAME, "greedy", seed=args.seed), args.imitate_games,
-                          args.seed, args.gamma)  # fmt: skip
+                          args.seed, args.gamma, tick)  # fmt: skip
     for round_ in range(args.dagger_rounds + 1):
         if round_:
             learner = WhatTheShellModelAgent(model, name="imitation")
-            new = imitation_data(learner, args.imitate_games // 2, args.seed + round_ * 10**5,
-                                 args.gamma)  # fmt: skip
+            games = args.imitate_games // 2
+            tick = Ticker(f"[imitation {round_}] own games", games, "games", args.progress_every)
+            new = imitation_data(learner, games, args.seed + round_ * 10**5, args.gamma, tick)
             data = [np.concatenate([old, extra]) for old, extra in zip(data, new, strict=True)]
         epochs = args.imitate_epochs if round_ == 0 else max(1, args.imitate_epochs // 3)
         accuracy = imitate(model, data, epochs, args.seed + round_)
@@ -282,6 +333,14 @@ def plot_curve(curve: list[dict], path: Path) -> None:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train, evaluate, save; returns the results written to ``results.json``."""
     args = parse_args(argv)
+    warm = (
+        f"imitates greedy ({args.imitate_games:,} games, {args.dagger_rounds} DAgger rounds), "
+        if args.imitate_games
+        else ""
+    )
+    print(f"What the Shell, MaskablePPO: {warm}then {args.timesteps:,} PPO steps against a pool "
+          f"of opponents; results in {args.out}", flush=True)  # fmt: skip
+    compile_notice(search.score_cells, what="greedy's cell scores")
     torch.set_num_threads(args.threads)
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
     snapshot_folder = args.out / "snapshots"
@@ -316,7 +375,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     imitation_s = time.perf_counter() - start
     callback = PoolCallback(args.pool_every, args.pool_games, snapshots, snapshot_folder)
     start = time.perf_counter()
-    model.learn(total_timesteps=args.timesteps, callback=callback)
+    progress = Progress(args.timesteps, args.progress_every)
+    model.learn(total_timesteps=args.timesteps, callback=CallbackList([callback, progress]))
     train_s = time.perf_counter() - start
     model.save(args.out / "model.zip")
 

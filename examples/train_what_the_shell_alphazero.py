@@ -19,9 +19,10 @@ Every ``--eval-every`` seconds of training the agents play ``--eval-games`` game
 of three anchors of the bench's fixed scale (seats swapped) and are rated on it
 (:func:`shell_envs.bench.scale.rate_on_scale`); the points make the learning curve.  Writes
 ``wts_network.npz`` (load it with ``make_agent("what_the_shell", "learned:weights=PATH")``),
-``curve.json`` and ``learning_curve.png`` under ``--out``::
+``curve.json`` and ``learning_curve.png`` under ``--out`` (default
+``runs/train_what_the_shell_alphazero``)::
 
-    python examples/train_what_the_shell_alphazero.py --minutes 60 --out runs/az   # 1 core, 1 h
+    python examples/train_what_the_shell_alphazero.py --minutes 60   # 1 core, 1 h
     python examples/train_what_the_shell_alphazero.py --smoke --out /tmp/az        # seconds
 
 One process, one torch thread.  Needs the extra ``train`` (torch) and matplotlib.
@@ -76,7 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=float, default=600.0, help="training seconds")
     p.add_argument("--eval-games", type=int, default=10, help="per anchor, seats swapped")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, default=Path("runs/wts_alphazero"))
+    p.add_argument("--out", type=Path, default=Path("runs/train_what_the_shell_alphazero"))
     p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
     args = p.parse_args(argv)
     if args.smoke:

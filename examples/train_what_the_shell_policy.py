@@ -25,9 +25,10 @@ Every ``--eval-every`` steps of a fit and after it, ``learned`` (its argmax, tem
 plays ``--eval-games`` games (seats swapped) against each of three anchors of the bench's
 fixed scale and is rated on it; the points, against training time, make the learning curve.
 Writes ``wts_policy.npz`` (``make_agent("what_the_shell", "learned:weights=PATH")``),
-``curve.json`` and ``learning_curve.png`` under ``--out``::
+``curve.json`` and ``learning_curve.png`` under ``--out`` (default
+``runs/train_what_the_shell_policy``)::
 
-    python examples/train_what_the_shell_policy.py --out runs/policy   # 2 cores, about 95 minutes
+    python examples/train_what_the_shell_policy.py   # 2 cores, about 95 minutes
     python examples/train_what_the_shell_policy.py --smoke --out /tmp/policy   # seconds
 
 Needs the extra ``train`` (torch) and matplotlib.
@@ -83,7 +84,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="also rate the network every this many steps of a fit")  # fmt: skip
     p.add_argument("--max-rounds", type=int, default=200)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", type=Path, default=Path("runs/wts_policy"))
+    p.add_argument("--out", type=Path, default=Path("runs/train_what_the_shell_policy"))
     p.add_argument("--smoke", action="store_true", help="tiny budgets, for tests")
     args = p.parse_args(argv)
     if args.smoke:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from gymnasium.envs.registration import register, registry
+from gymnasium.envs.registration import register
+from gymnasium.envs.registration import registry as _gym_registry
 
 from shell_envs._version import __version__
 
@@ -34,13 +35,13 @@ def scorpion_vector_env(num_envs: int, device: Any = "cpu", **kwargs: Any) -> An
 
 def _register() -> None:
     """Register every Gymnasium environment id of the package (idempotent)."""
-    if "shell_envs/Scorpion-v0" not in registry:
+    if "shell_envs/Scorpion-v0" not in _gym_registry:
         register(
             id="shell_envs/Scorpion-v0",
             entry_point="shell_envs.scorpion.env:ScorpionEnv",
             vector_entry_point="shell_envs:scorpion_vector_env",
         )
-    if "shell_envs/WhatTheShell-v0" not in registry:
+    if "shell_envs/WhatTheShell-v0" not in _gym_registry:
         register(
             id="shell_envs/WhatTheShell-v0",
             entry_point="shell_envs.agents.single_agent:WhatTheShellSingleEnv",

@@ -43,8 +43,13 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
     there and then, and the game stays as it was, so the same player may simply try again.
     """
 
+    env: WhatTheShellEnv  # the wrapped parallel env
+
     def step(self, action: Any) -> None:
-        """Record (or, for the last player of the round, play) ``action`` of the current agent."""
+        """Record (or, for the last player of the round, play) ``action`` of the current agent
+        (before the first ``reset``: ``ResetNeeded``)."""
+        if not hasattr(self, "agent_selection"):  # set by the first accepted reset
+            raise validation.reset_needed("step()")
         agent = self.agent_selection
         if not (self.terminations.get(agent) or self.truncations.get(agent)):
             self.env.check_action(agent, action)
@@ -79,13 +84,16 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
         infos = _infos(int(env.meta[ROUNDS]), bool(env.meta[SUDDEN_DEATH]))
         self.infos = {agent: infos[agent] for agent in self.agents}
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
-        self.new_agents = []
-        self.new_values = {}
+        self.new_agents: list[str] = []
+        self.new_values: dict[str, Any] = {}
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order enforcing, counting only an accepted reset: PettingZoo's marks the
     env reset before it calls ``reset``, so after a refused first reset ``step`` ran on no game."""
+
+    _has_reset: bool
+    _has_updated: bool
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Reset as PettingZoo's wrapper does; a refused reset leaves the wrapper as it was."""
@@ -104,7 +112,7 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):
         self._has_updated = True
 
 
-def env(**kwargs: Any):
+def env(**kwargs: Any) -> _OrderEnforcing:
     """The AEC form, wrapped like PettingZoo's own games (order enforcing)."""
     return _OrderEnforcing(WhatTheShellAEC(WhatTheShellEnv(**kwargs)))
 

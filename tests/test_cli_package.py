@@ -18,6 +18,7 @@ from shell_envs.cli import (
     _parse_move,
     bench,
     main,
+    match,
     play,
     play_scorpion,
     play_what_the_shell,
@@ -72,6 +73,7 @@ def test_the_old_import_paths_still_work() -> None:
     assert main.name == "main" and isinstance(main, click.Group)
     assert main.commands == {
         "bench": bench,
+        "match": match,
         "play": play,
         "replay": replay,
         "solve": solve,

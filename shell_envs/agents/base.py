@@ -59,8 +59,9 @@ def choose_action(
     agent: Agent, observation: Any, action_mask: np.ndarray, state: Any | None = None
 ) -> int:
     """``agent``'s action: through ``act_with_state`` when it has one and ``state`` is given."""
-    if state is not None and callable(getattr(agent, "act_with_state", None)):
-        return int(agent.act_with_state(state, action_mask))
+    act_with_state = getattr(agent, "act_with_state", None)
+    if state is not None and callable(act_with_state):
+        return int(act_with_state(state, action_mask))
     return int(agent.act(observation, action_mask))
 
 

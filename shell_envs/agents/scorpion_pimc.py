@@ -421,8 +421,8 @@ class PimcAgent(LookaheadAgent):
             return False
         places = _hidden_places(view)
         pool: dict[tuple[int, ...], _Sample] = {}
-        for sample in self._pool:
-            pool.setdefault(_arrangement(sample.state, places), sample)
+        for kept in self._pool:
+            pool.setdefault(_arrangement(kept.state, places), kept)
         self._pool = []
         for cards in itertools.permutations(int(c) for c in view.unseen):
             sample = pool.get(cards)

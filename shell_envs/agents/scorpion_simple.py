@@ -12,6 +12,7 @@ the hidden cards masked out), decoded from the observation in ``act`` or given t
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,7 @@ def _check_rules(value: str) -> bool:
     return value == "relaxed"
 
 
-class _FairAgent:
+class _FairAgent(ABC):
     """Shared plumbing: seeding, decoding observations, the memory of positions seen (and, for
     ``pimc``, of the moves played from them), forgotten together when a new game starts."""
 
@@ -69,6 +70,10 @@ class _FairAgent:
         """Decide from the view decoded from a ``"tableau"`` or ``"cards"`` observation."""
         view = ScorpionView.from_observation(observation, self.relaxed)
         return self.act_with_state(view, action_mask)
+
+    @abstractmethod
+    def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
+        """A legal action for the player's view ``state``."""
 
     def _remember(self, view: ScorpionView) -> np.ndarray:
         """Record the current position; returns the sorted hashes of every position seen."""

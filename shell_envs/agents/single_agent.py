@@ -9,7 +9,6 @@ the agents, not in the rules package, because it builds its opponent from them
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -19,7 +18,7 @@ from gymnasium import spaces
 from shell_envs.agents.base import Agent, agent_names, choose_action
 from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME
-from shell_envs.core.validation import choice, flag
+from shell_envs.core.validation import choice, flag, reset_needed
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, WhatTheShellEnv
 from shell_envs.what_the_shell.view import WhatTheShellView
@@ -94,9 +93,7 @@ class WhatTheShellSingleEnv(gym.Env):
         ``options`` are those of [`WhatTheShellEnv.reset`][] (e.g. ``{"position": ...}``).
         """
         # checked first: a refused reset changes nothing (seat, generators, opponent, board)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # game.reset below warns about unknown options
-            seed, _ = self.game.check_reset(seed, options)
+        seed, _ = self.game.check_reset(seed, options)
         super().reset(seed=seed)
         if self.seat_option == "random":
             self.seat = AGENTS[int(self.np_random.integers(2))]
@@ -106,7 +103,10 @@ class WhatTheShellSingleEnv(gym.Env):
         return self._own_observation(), info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        """Play a round: the learner's ``action`` and the opponent's choice on the same position."""
+        """Play a round: the learner's ``action`` and the opponent's choice on the same position
+        (before the first ``reset``: ``ResetNeeded``)."""
+        if not self._observations:
+            raise reset_needed("step()")
         if not self.game.agents:
             raise RuntimeError("the game is over; call reset() to start a new one")
         if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
@@ -139,10 +139,12 @@ class WhatTheShellSingleEnv(gym.Env):
         )
 
     def action_masks(self) -> np.ndarray:
-        """``bool[81]``: the learner's legal cells (the empty ones), as MaskablePPO expects."""
-        return self.game.board == rules.EMPTY
+        """``bool[81]``: the learner's legal cells (the empty ones), as MaskablePPO expects
+        (before the first ``reset``: ``ResetNeeded``)."""
+        return self.game.action_masks() != 0
 
-    def render(self) -> str | np.ndarray | None:
+    # Gymnasium types render with a free type variable, which no concrete return can match
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """Render the board per ``render_mode``."""
         return self.game.render()
 

@@ -11,6 +11,7 @@ and run on the rules engine (`shell_envs.what_the_shell.heuristics`,
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ class RandomAgent(BaseRandomAgent):
     """Uniform over the legal cells."""
 
 
-class _PositionAgent:
+class _PositionAgent(ABC):
     """What the agents that read the whole position share: a seeded generator, and ``act`` on
     the position decoded from a ``"planes"`` or ``"flat"`` observation (each subclass defines
     ``act_with_state``)."""
@@ -59,6 +60,10 @@ class _PositionAgent:
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
         """`act_with_state` on the position decoded from ``observation``."""
         return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
+
+    @abstractmethod
+    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
+        """A legal cell for the position ``state``."""
 
 
 class GreedyAgent(_PositionAgent):

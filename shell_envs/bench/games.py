@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -25,6 +25,9 @@ from shell_envs.registry import game
 from shell_envs.scorpion import rules as scorpion_rules
 from shell_envs.scorpion import search
 from shell_envs.what_the_shell import rules as wts_rules
+
+if TYPE_CHECKING:
+    from shell_envs.scorpion.env import ScorpionEnv
 
 WTS = game("what_the_shell").name  # the games' names, as the registry spells them
 SCORPION = game("scorpion").name
@@ -68,17 +71,23 @@ def _decide(agent: Any, observation: Any, mask: np.ndarray, view: Any) -> Any:
     return agent.act(observation, mask.copy())
 
 
-def _error(label: str, game: str, where: str, exc: BaseException) -> dict[str, str]:
-    """An exception as record data: the agent, the game, the error and its last frame."""
+def _error(
+    label: str, game: str, where: str, exc: BaseException, seat: str | None = None
+) -> dict[str, str]:
+    """An exception as record data: the agent (and its seat in a two-player game), the game,
+    the error and its last frame."""
     frames = traceback.extract_tb(exc.__traceback__)
     last = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    return {
+    case = {
         "agent": label,
         "where": where,
         "error": f"{type(exc).__name__}: {exc}",
         "at": last,
         "game": game,
     }
+    if seat is not None:
+        case["seat"] = seat
+    return case
 
 
 def _agent_raised(
@@ -89,11 +98,13 @@ def _agent_raised(
     exc: Exception,
     fail_fast: bool,
     where: str,
+    seat: str | None = None,
 ) -> None:
-    """Record that the agent raised at ``step``, or stop the bench (`AgentError`)."""
+    """Record that the agent (in ``seat``) raised at ``step``, or stop the bench
+    (`AgentError`)."""
     if fail_fast:
         raise AgentError(f"agent {label!r} raised {where}: {type(exc).__name__}: {exc}") from None
-    record["errors"].append(_error(label, game, step, exc))
+    record["errors"].append(_error(label, game, step, exc, seat))
 
 
 def _timed_decision(
@@ -182,7 +193,7 @@ def play_what_the_shell(
             except Exception as exc:
                 where = f"in What the Shell game {index} (seed {seed})"
                 _agent_raised(record, label, WTS, f"round {len(record['actions'])}", exc,
-                              fail_fast, where)  # fmt: skip
+                              fail_fast, where, seat)  # fmt: skip
                 loser = seat
                 break
             action = as_action(value, wts_rules.CELLS)
@@ -254,6 +265,7 @@ def play_scorpion(
         obs_encoder=getattr(agent, "obs_encoder", "tableau"),
         mask_in_obs=getattr(agent, "mask_in_obs", False),
     )
+    scorpion = cast("ScorpionEnv", env.unwrapped)
     observation, info = env.reset(seed=deal)
     clock = [0.0, 0]
     record: dict[str, Any] = {
@@ -273,7 +285,7 @@ def play_scorpion(
     quiet = 0
     end = "move cap"
     while True:
-        state = env.unwrapped.get_state()
+        state = scorpion.get_state()
         view = ScorpionView.from_state(state, check=False)
         mask = np.asarray(info["action_mask"])
         try:
@@ -293,7 +305,7 @@ def play_scorpion(
                     "action": repr(value),
                     "reason": f"returned {value!r}, not an action index 0-{mask.size - 1}"
                     if action is None
-                    else env.unwrapped.explain(action) or "not legal now",
+                    else scorpion.explain(action) or "not legal now",
                     "position": state.position(),
                 }
             )
@@ -309,7 +321,7 @@ def play_scorpion(
             break
         if truncated:
             break
-        state = env.unwrapped.get_state()
+        state = scorpion.get_state()
         if search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, scratch):
             end = "dead"
             break
@@ -324,7 +336,7 @@ def play_scorpion(
         score=int(info["score"]),
         moves=int(info["moves"]),
         end=end,
-        final=env.unwrapped.get_state().position(),
+        final=scorpion.get_state().position(),
     )
     env.close()
     return record, clock

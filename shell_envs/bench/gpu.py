@@ -42,7 +42,7 @@ def rate_row(
     }
 
 
-def host_microseconds(step: Callable[[], None], synchronize: Callable[[], None]) -> float:
+def host_microseconds(step: Callable[[], object], synchronize: Callable[[], None]) -> float:
     """The host's time a call of ``step`` (launches that return before the GPU is done):
     `HOST_STEPS` calls after a synchronisation, timed before the next one."""
     synchronize()
@@ -97,7 +97,8 @@ def gpu_env_rows(
                         MAX_STEPS, max(2 * steps, int(1.1 * steps * seconds / max(elapsed, 1e-9)))
                     )
                 rates.append(steps * n / elapsed)
-            host_us = host_microseconds(lambda env=env: env.step(env.sample_actions()),
+            # mypy cannot type a lambda's default argument (the env of this iteration)
+            host_us = host_microseconds(lambda env=env: env.step(env.sample_actions()),  # type: ignore[misc]
                                         cuda.synchronize)  # fmt: skip
             device = "simulator" if cuda.simulated() else "cuda"
             rows.append(rate_row(workload, device, layout, n, rates, compile_s, host_us))

@@ -16,12 +16,16 @@ import importlib.util
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from shell_envs.bench.scorpion_speed import env_steps
 from shell_envs.bench.speed import connect_four_moves, what_the_shell_env_steps
 from shell_envs.bench.timing import Rate, measure_side_by_side
+
+if TYPE_CHECKING:
+    from shell_envs.scorpion.vector import ScorpionVectorEnv
 
 BATCH = 1024
 
@@ -67,7 +71,7 @@ def scorpion_batched(batch: int = BATCH) -> Callable[[int], int]:
 
     from shell_envs.core.sampling import random_legal_actions
 
-    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=batch)
+    env = cast("ScorpionVectorEnv", gym.make_vec("shell_envs/Scorpion-v0", num_envs=batch))
     env.reset(seed=0)
 
     def run(n: int) -> int:
@@ -90,7 +94,7 @@ def masked_loop(env_id: str, seed: int = 0) -> Callable[[int], int]:
 
     env.reset(seed=seed)
     rng = random.Random(seed)
-    all_legal = np.ones(env.action_space.n, np.bool_)
+    all_legal = np.ones(cast(gym.spaces.Discrete, env.action_space).n, np.bool_)
     masks = getattr(env.unwrapped, "action_masks", lambda: all_legal)
 
     def run(n: int) -> int:

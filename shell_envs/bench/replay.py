@@ -10,12 +10,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from shell_envs.bench.patience import STALL_MOVES
 from shell_envs.registry import GAMES
+
+if TYPE_CHECKING:
+    from shell_envs.scorpion.env import ScorpionEnv
 
 GAME_NAMES = {g.name: g.title for g in GAMES.values()}
 RULES_TEXT = {
@@ -172,7 +175,7 @@ def _scorpion(record: dict[str, Any], render_mode: str) -> Iterator[tuple[str, A
     for n, action in enumerate(record["actions"], 1):
         env.step(action)
         yield f"move {n}: {action_text(action)}", env.render()
-    _check(record, env.unwrapped.get_state().position())
+    _check(record, cast("ScorpionEnv", env.unwrapped).get_state().position())
     env.close()
 
 

@@ -16,6 +16,7 @@ import os
 import signal
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -418,6 +419,69 @@ def check_writable(out: str | Path, overwrite: bool = False) -> Path:
     return folder
 
 
+@contextlib.contextmanager
+def results_folder(out: str | Path, overwrite: bool = False) -> Iterator[Path]:
+    """`check_writable`, then the block; when either raises, the folders this made are
+    removed again (those still empty: a bench refused or stopped before writing leaves no
+    folder behind, a folder that existed before stays)."""
+    folder = Path(out).absolute()
+    made = [p for p in (folder, *folder.parents) if not p.exists()]  # the deepest first
+    try:
+        yield check_writable(out, overwrite)
+    except BaseException:
+        for path in made:
+            try:
+                path.rmdir()
+            except OSError:  # not empty (results written), or gone: keep the rest
+                break
+        raise
+
+
+def failed_agents(records: list[dict[str, Any]]) -> dict[str, str]:
+    """The agents that failed every game they played (raised, or played an illegal action),
+    each with its count and first failure in one line: ``{label: text}``.
+
+    An agent's games are those it is benchmarked in: as the candidate against the anchors
+    (What the Shell) and its Scorpion deals.
+    """
+    played: dict[str, int] = {}
+    failed: dict[str, int] = {}
+    first: dict[str, str] = {}
+    for record in records:
+        if record["game"] == GAMES["scorpion"].name:
+            label, seat = record["agent"], None
+        elif "pairing" in record:
+            label, seat = record["pairing"]["candidate"], record["pairing"]["candidate_seat"]
+        else:
+            continue
+        played[label] = played.get(label, 0) + 1
+        cases = [c for c in record["errors"] + record["illegal"] if c.get("seat") == seat]
+        if not cases:
+            continue
+        failed[label] = failed.get(label, 0) + 1
+        first.setdefault(label, _failure(record, cases[0]))
+    return {
+        label: f"failed every game it played ({n} of {n}); the first: {first[label]}"
+        for label, n in played.items()
+        if failed.get(label) == n
+    }
+
+
+def _failure(record: dict[str, Any], case: dict[str, Any]) -> str:
+    """One failure of an agent, and where: ``RuntimeError: ... (Scorpion classic deal 5000,
+    move 2)``."""
+    if "error" in case:
+        what, step = case["error"], case["where"]
+    else:
+        what = f"an illegal action: {case['reason']}"
+        step = f"round {case['round']}" if "round" in case else f"move {case['move']}"
+    if record["game"] == GAMES["scorpion"].name:
+        game = f"{GAMES['scorpion'].title} {record['rules']} deal {record['deal']}"
+    else:
+        game = f"{GAMES['what_the_shell'].title} game record {record['index']}"
+    return f"{what} ({game}, {step})"
+
+
 class BenchReport:
     """A bench's figures (`to_dict`, the ``results.json`` data) and its game records.
 
@@ -441,6 +505,11 @@ class BenchReport:
     def plot(self, path: str | Path | BinaryIO) -> None:
         """Write the PNG figure to ``path``."""
         plot(self.data, path)
+
+    def failed_agents(self) -> dict[str, str]:
+        """The agents that failed every game they played, each with its first failure
+        (see `failed_agents`)."""
+        return failed_agents(self.records)
 
     def write(self, out: str | Path, overwrite: bool = False) -> dict[str, Path]:
         """Write the results folder ``out``; returns the files written by kind.

@@ -115,7 +115,7 @@ class Task:
     section: str
     run: Callable[..., tuple[dict[str, Any], Any]]
     args: tuple[Any, ...]
-    pairing: dict[str, str] | None = None
+    pairing: dict[str, Any] | None = None
 
 
 def default_workers() -> int:
@@ -143,7 +143,7 @@ def tasks(settings: Settings) -> list[Task]:
                 seed = game_seed(s.seed, anchor.label, g)
                 pairing = {"candidate": candidate.label, "anchor": anchor.label}
                 pairing["candidate_seat"] = seat
-                args = (*pair, seed, s.max_rounds, s.fail_fast, len(out))
+                args: tuple[Any, ...] = (*pair, seed, s.max_rounds, s.fail_fast, len(out))
                 out.append(Task("what_the_shell", games.play_what_the_shell, args, pairing))
     deals = patience.deal_numbers(s.deals, s.deal_set) if "scorpion" in s.games else []
     for rules in s.rules:
@@ -538,7 +538,8 @@ def run_bench(
     ``agents`` are agent specs (`shell_envs.agents.spec`; default: the built-in
     ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).  A
     folder ``out`` that holds results already stops the bench before any game
-    (`ResultsExist`) unless ``overwrite`` is true.
+    (`ResultsExist`) unless ``overwrite`` is true.  A bench that stops before writing (a bad
+    agent, ``fail_fast``) leaves no folder it made.
     """
     settings = make_settings(
         agents, game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast
@@ -547,14 +548,14 @@ def run_bench(
         default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
     )
     # before any game: a bad --out, or one holding results, fails now, not after the bench
-    report.check_writable(out, overwrite)
-    try:
-        result = run(settings, workers, progress)
-    except BenchInterrupted as stop:
-        if stop.report.records:
-            stop.paths = stop.report.write(out, overwrite=True)  # checked above
-        raise
-    return result, result.write(out, overwrite=True)
+    with report.results_folder(out, overwrite):
+        try:
+            result = run(settings, workers, progress)
+        except BenchInterrupted as stop:
+            if stop.report.records:
+                stop.paths = stop.report.write(out, overwrite=True)  # checked above
+            raise
+        return result, result.write(out, overwrite=True)
 
 
 def evaluate(

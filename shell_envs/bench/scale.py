@@ -328,7 +328,7 @@ def problems(records: list[dict[str, Any]], examples: int = 5) -> dict[str, Any]
     out: dict[str, Any] = {}
     for key in ("illegal", "errors"):
         counts: dict[str, int] = {}
-        cases = []
+        cases: list[dict[str, Any]] = []
         for r in records:
             for case in r[key]:
                 counts[case["agent"]] = counts.get(case["agent"], 0) + 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -24,11 +25,11 @@ RATIOS = [(ENV_STEPS, CARTPOLE, 1.0)]
 PLAYOUT_GOAL = 1_000_000.0
 
 
-def env_steps(env_id: str, seed: int = 0, **kwargs: object) -> Callable[[int], int]:
+def env_steps(env_id: str, seed: int = 0, **kwargs: Any) -> Callable[[int], int]:
     """``run(n)``: ``n`` steps of the random legal-action loop through ``gym.make(env_id)``."""
     env = gym.make(env_id, **kwargs)
     rng = random.Random(seed)
-    all_legal = np.ones(env.action_space.n, np.bool_)
+    all_legal = np.ones(cast(gym.spaces.Discrete, env.action_space).n, np.bool_)
     _, info = env.reset(seed=seed)
     mask = info.get("action_mask", all_legal)
 

@@ -13,8 +13,9 @@ import importlib
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import numba
 import numpy as np
@@ -138,7 +139,7 @@ OTHER = "other Python (step and loop)"
 def _resolve(target: str) -> tuple[object, str, object] | None:
     """``(owner, attribute, function)`` of ``module:function`` or ``module:Class.method``."""
     module_name, path = target.split(":")
-    owner = importlib.import_module(module_name)
+    owner: Any = importlib.import_module(module_name)
     *outer, name = path.split(".")
     for part in outer:
         owner = getattr(owner, part, None)
@@ -147,7 +148,7 @@ def _resolve(target: str) -> tuple[object, str, object] | None:
 
 
 @contextmanager
-def _timed_parts(parts: dict[str, tuple[str, ...]], spent: dict[str, float]):
+def _timed_parts(parts: dict[str, tuple[str, ...]], spent: dict[str, float]) -> Iterator[None]:
     """Add the exclusive wall time of each call of each part's functions to ``spent[part]``
     meanwhile (a call's time minus that of the timed calls it makes).  Every module of the
     package that bound such a function by name gets the timed one too."""
@@ -218,7 +219,9 @@ def scaling_breakdown(
         runs = {(game, n): (n, make[game](n)) for game in games for n in sizes}  # timed names
         ceiling = ceiling_workload()
         runs[(CEILING, 0)] = (CEILING_UNIT, ceiling)
-        out = {key: {t: [] for t in threads} for key in runs}
+        out: dict[tuple[str, int], dict[int, list[dict[str, float]]]] = {
+            key: {t: [] for t in threads} for key in runs
+        }
         try:
             steps = {}
             for key, (unit, run) in runs.items():
@@ -357,7 +360,7 @@ def ceiling_workload(rounds: int = 200) -> Callable[[int], int]:
 
 
 @contextmanager
-def _timed_loops(spent: list[float]):
+def _timed_loops(spent: list[float]) -> Iterator[None]:
     """Add the wall time of every call of `PARALLEL_LOOPS` to ``spent[0]`` meanwhile."""
     patched = []
     for target in PARALLEL_LOOPS:

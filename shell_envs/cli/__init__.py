@@ -17,6 +17,7 @@ import click
 from shell_envs._version import __version__
 from shell_envs.cli.bench import bench, replay
 from shell_envs.cli.common import RULES_OPTION
+from shell_envs.cli.match import match
 from shell_envs.cli.play import (
     MAX_ITERATIONS,
     SCORPION_HELP,
@@ -39,6 +40,7 @@ __all__ = [
     "WTS_HELP",
     "bench",
     "main",
+    "match",
     "play",
     "play_scorpion",
     "play_what_the_shell",
@@ -60,6 +62,7 @@ def main() -> None:
 
 main.add_command(bench)
 main.add_command(replay)
+main.add_command(match)
 main.add_command(play)
 main.add_command(speed)
 main.add_command(solve)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -148,49 +149,58 @@ def bench(
     from shell_envs.bench import report
     from shell_envs.bench.games import AgentError
 
-    try:  # before anything else: a bad --out, or one holding results, fails at once
-        report.check_writable(out, overwrite)
-    except report.ResultsExist as exc:
-        raise click.ClickException(
-            f"{out} already holds results ({', '.join(exc.names)}): add --overwrite to replace "
-            "them, or choose another --out."
-        ) from None
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--out'") from None
-    from shell_envs.bench.runner import BenchInterrupted, run_bench
+    with contextlib.ExitStack() as cleanup:
+        try:  # before anything else: a bad --out, or one holding results, fails at once
+            cleanup.enter_context(report.results_folder(out, overwrite))
+        except report.ResultsExist as exc:
+            raise click.ClickException(
+                f"{out} already holds results ({', '.join(exc.names)}): add --overwrite to "
+                "replace them, or choose another --out."
+            ) from None
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="'--out'") from None
+        # a bench refused or stopped from here on leaves no folder it made (results_folder)
+        from shell_envs.bench.runner import BenchInterrupted, run_bench
 
-    chosen = list(agent_list) + list(agents)
-    try:
-        result, paths = run_bench(
-            out=out,
-            agents=chosen or None,
-            game=game,
-            rules=rules,
-            games_per_anchor=games,
-            deals=deals,
-            deal_set=deal_set,
-            workers=workers,
-            seed=seed,
-            quick=quick,
-            fail_fast=fail_fast,
-            progress=not no_progress,
-            overwrite=overwrite,
-        )
-    except BenchInterrupted as stop:
-        written = ", ".join(str(p) for p in stop.paths.values())
-        click.echo(
-            "\nInterrupted: "
-            + (f"the games that finished are in {written}." if written else "no game finished."),
-            err=True,
-        )
-        sys.exit(130)
-    except AgentSpecError as exc:
-        raise click.UsageError(str(exc)) from None
-    except AgentError as exc:
-        click.echo(f"Error: {exc} (--fail-fast)", err=True)
-        sys.exit(1)
+        chosen = list(agent_list) + list(agents)
+        try:
+            result, paths = run_bench(
+                out=out,
+                agents=chosen or None,
+                game=game,
+                rules=rules,
+                games_per_anchor=games,
+                deals=deals,
+                deal_set=deal_set,
+                workers=workers,
+                seed=seed,
+                quick=quick,
+                fail_fast=fail_fast,
+                progress=not no_progress,
+                overwrite=overwrite,
+            )
+        except BenchInterrupted as stop:
+            written = ", ".join(str(p) for p in stop.paths.values())
+            click.echo(
+                "\nInterrupted: "
+                + (
+                    f"the games that finished are in {written}." if written else "no game finished."
+                ),
+                err=True,
+            )
+            sys.exit(130)
+        except AgentSpecError as exc:
+            raise click.UsageError(str(exc)) from None
+        except AgentError as exc:
+            click.echo(f"Error: {exc} (--fail-fast)", err=True)
+            sys.exit(1)
     click.echo(result.markdown())
     click.echo("Wrote " + ", ".join(str(p) for p in paths.values()))
+    failed = result.failed_agents()
+    for label, failure in failed.items():
+        click.echo(f"Error: agent {label!r} {failure}; see {paths['markdown']}", err=True)
+    if failed:
+        sys.exit(1)
 
 
 @click.command()

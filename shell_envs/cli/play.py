@@ -7,9 +7,17 @@ ends the game politely.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 import click
 
 from shell_envs.cli.common import RULES_OPTION, SCORPION, WHAT_THE_SHELL, read_line, redraw
+
+if TYPE_CHECKING:  # the games load when a game starts
+    import numpy as np
+
+    from shell_envs.scorpion.env import ScorpionEnv
+    from shell_envs.what_the_shell.env import WhatTheShellEnv
 
 __all__ = [
     "MAX_ITERATIONS",
@@ -85,7 +93,7 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
     from shell_envs.what_the_shell.render import render_ansi
 
     kind = opponent if opponent == "human" else parse_spec(opponent).target
-    searches = {
+    searches: dict[str, list[Any]] = {
         "greedy": [search.score_cells],
         "mcts": [search.init_root, search.run_search],
         "learned": [search.net_features, policy_network.forward],
@@ -129,7 +137,7 @@ def play_what_the_shell(opponent: str, seat: str, seed: int, iterations: int) ->
     redraw(render_ansi(env.board, env.eggs, env.meta) + last + "\n" + _wts_result(env))
 
 
-def _read_cell(env, who: str) -> int | None:
+def _read_cell(env: WhatTheShellEnv, who: str) -> int | None:
     """Ask ``who`` for a cell until one is legal; None when the player quits or input ends."""
     from shell_envs.what_the_shell.position import cell_index
 
@@ -154,7 +162,13 @@ def _read_cell(env, who: str) -> int | None:
         click.echo(f"  Illegal: {reason}; choose an empty cell.")
 
 
-def _round_text(before, after, actions: dict[str, int], info, names: dict[str, str]) -> str:
+def _round_text(
+    before: np.ndarray,
+    after: np.ndarray,
+    actions: dict[str, int],
+    info: dict[str, Any],
+    names: dict[str, str],
+) -> str:
     """One round in words: the two cells, then every piece captured, vanished or hatched."""
     from shell_envs.what_the_shell.position import cell_name, round_changes
 
@@ -184,7 +198,7 @@ def _round_text(before, after, actions: dict[str, int], info, names: dict[str, s
     return text + (f"  {said[:1].upper()}{said[1:]}." if parts else "")
 
 
-def _wts_result(env) -> str:
+def _wts_result(env: WhatTheShellEnv) -> str:
     """How the game ended, with the cells of the winning line(s)."""
     from shell_envs.what_the_shell import rules
     from shell_envs.what_the_shell.position import cell_name, winning_cells
@@ -239,7 +253,7 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
         "shell_envs/Scorpion-v0", rules=rules, lang=lang, allow_undo=True, max_moves=None
     )
     _, info = env.reset(seed=seed)
-    game = env.unwrapped
+    game = cast("ScorpionEnv", env.unwrapped)
     hinter = make_agent(SCORPION.name, "lookahead", seed=seed, rules=rules)
     last = SCORPION_HELP
     while True:
@@ -284,9 +298,9 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             continue
         _, points, _, _, info = env.step(action)
         if action == UNDO_ACTION:
-            last = _undone(-int(points))  # an undo's reward is minus the points taken back
+            last = _undone(-int(float(points)))  # an undo's reward is minus the points taken back
         else:
-            last = f"Played: {describe_action(action)}, {int(points):+d} points."
+            last = f"Played: {describe_action(action)}, {int(float(points)):+d} points."
 
 
 def _undone(points: int) -> str:

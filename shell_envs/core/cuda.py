@@ -12,7 +12,8 @@ keeping it in this one module means a move to another compiler touches one place
 
 Nothing here imports ``numba.cuda`` or ``torch`` at module level: the CPU path never pays for
 them, and without the ``cuda`` extra or a GPU, `require` raises one clear error
-(`CudaUnavailableError`).
+(`CudaUnavailableError`) that names everything missing at once: the extra's packages
+(`missing_packages`) and the GPU (`driver_problem`), both found without importing them.
 
 Under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, for tests on machines without a
 GPU) kernels run as Python threads on the CPU; the rule functions they call must then be
@@ -23,9 +24,12 @@ out as CPU torch tensors over the simulator's host memory.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
+import importlib.util
 import inspect
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -47,9 +51,11 @@ __all__ = [
     "default_stream",
     "device_array",
     "device_function",
+    "driver_problem",
     "empty",
     "from_device",
     "integer_array",
+    "missing_packages",
     "output",
     "random_states",
     "require",
@@ -57,14 +63,91 @@ __all__ = [
     "synchronize",
     "torch_device",
     "torch_module",
+    "unavailable",
 ]
 
 INSTALL = 'pip install "shell-envs[cuda]"'
+# the packages of the cuda extra, each with the module it provides (numba-cuda needs cuda-core)
+EXTRA_MODULES = (("numba-cuda", "numba_cuda"), ("cuda-core", "cuda.core"), ("torch", "torch"))
 THREADS_PER_BLOCK = 128
 
 
 class CudaUnavailableError(RuntimeError):
     """``device="cuda"`` cannot run here: the ``cuda`` extra or a CUDA device is missing."""
+
+
+def missing_packages() -> list[str]:
+    """The packages of the ``cuda`` extra that are not installed, found without importing them
+    (``importlib.util.find_spec``; a module set to None in ``sys.modules`` counts as missing)."""
+    return [name for name, module in EXTRA_MODULES if not _installed(module)]
+
+
+def _installed(module: str) -> bool:
+    """Whether ``module`` can be imported (its parent package is imported to look, not it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # no parent package, or a module without a spec
+        return False
+
+
+_NO_DEVICE = 100  # CUDA_ERROR_NO_DEVICE: the driver's answer where it sees no GPU
+
+
+def driver_problem() -> str | None:
+    """Why no CUDA GPU is visible here, or None when the NVIDIA driver reports at least one.
+
+    Asks the driver library itself through ``ctypes`` (``libcuda.so.1``, ``nvcuda.dll`` on
+    Windows: what numba-cuda and torch load too): ``cuInit`` and ``cuDeviceGetCount``, which
+    answer in milliseconds, with no numba-cuda or torch import and no subprocess
+    (``nvidia-smi`` may be missing where the driver is not, as in many containers).
+    """
+    if sys.platform == "darwin":
+        return "no CUDA device found: macOS has no NVIDIA CUDA driver"
+    name = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+    try:
+        driver = ctypes.CDLL(name)
+    except OSError:
+        return f"no CUDA device found: no NVIDIA driver is installed ({name} cannot be loaded)"
+    count = ctypes.c_int(0)
+    try:
+        error = driver.cuInit(0) or driver.cuDeviceGetCount(ctypes.byref(count))
+    except AttributeError:  # a library of that name without the driver's entry points
+        return f"no CUDA device found: {name} is not a usable NVIDIA driver"
+    if error and error != _NO_DEVICE:
+        return f"no CUDA device found: the NVIDIA driver ({name}) fails with CUDA error {error}"
+    if count.value < 1:
+        return f"no CUDA device found: the NVIDIA driver ({name}) sees no GPU"
+    return None
+
+
+def unavailable(failure: str, what: str) -> CudaUnavailableError:
+    """The one error of ``device="cuda"``, naming everything missing here: the ``cuda``
+    extra's packages (with the command that installs them) and a GPU (not needed under the
+    simulator).  ``failure`` says what failed; it is named too unless the checks already
+    name ``what`` failed for (a package of the extra, or ``"device"``)."""
+    missing = missing_packages()
+    device = None if simulated() else driver_problem()
+    reasons = []
+    if missing:
+        reasons.append(f"the cuda extra is not installed ({_listed(missing)} missing): {INSTALL}")
+    if device:
+        reasons.append(device)
+    if not (device if what == "device" else what in missing):
+        reasons.append(failure)
+    text = reasons[0]
+    if len(reasons) > 1:
+        text = "; ".join(f"({i}) {reason}" for i, reason in enumerate(reasons, 1))
+    if device or what == "device":
+        text += (
+            ". Without a GPU, device='cpu' plays the same games; NUMBA_ENABLE_CUDASIM=1 with "
+            "NUMBA_DISABLE_JIT=1 runs the CUDA simulator instead (slow; for tests)"
+        )
+    return CudaUnavailableError(f"device='cuda' cannot run here: {text}")
+
+
+def _listed(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def simulated() -> bool:
@@ -76,16 +159,14 @@ def simulated() -> bool:
 def cuda() -> Any:
     """The ``numba.cuda`` module of numba-cuda, imported on first use.
 
-    Raises `CudaUnavailableError` naming the extra when numba-cuda is not installed
-    (numba's own deprecated built-in ``numba.cuda`` does not count).
+    Raises `CudaUnavailableError` naming everything missing (`unavailable`) when numba-cuda
+    cannot be imported (numba's own deprecated built-in ``numba.cuda`` does not count).
     """
     try:
         import numba_cuda  # noqa: F401  (the package of the extra; it provides numba.cuda)
         from numba import cuda as module
     except ImportError as exc:
-        raise CudaUnavailableError(
-            f"device='cuda' needs numba-cuda, which is not installed: {INSTALL} ({exc})"
-        ) from exc
+        raise unavailable(f"numba-cuda cannot be imported ({exc})", "numba-cuda") from exc
     with contextlib.suppress(ImportError):  # numba-cuda's own copy of numba's inliner
         from numba.cuda.core import inline_closurecall
 
@@ -106,10 +187,7 @@ def require() -> Any:
             )
         return module
     if not module.is_available():
-        raise CudaUnavailableError(
-            "device='cuda': no CUDA device found (numba-cuda sees no GPU or no NVIDIA driver; "
-            "NUMBA_ENABLE_CUDASIM=1 with NUMBA_DISABLE_JIT=1 runs the simulator instead)"
-        )
+        raise unavailable("no CUDA device found: numba-cuda sees no GPU", "device")
     return module
 
 
@@ -382,9 +460,7 @@ def torch_module() -> Any:
     try:
         import torch
     except ImportError as exc:
-        raise CudaUnavailableError(
-            f"device='cuda' returns torch tensors and needs torch: {INSTALL} ({exc})"
-        ) from exc
+        raise unavailable(f"torch cannot be imported ({exc})", "torch") from exc
     if not simulated() and not torch.cuda.is_available():
         raise CudaUnavailableError(
             f"device='cuda' returns torch tensors on the GPU, but this torch ({torch.__version__})"

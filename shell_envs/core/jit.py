@@ -17,6 +17,8 @@ from __future__ import annotations
 import ctypes
 import importlib.metadata
 import os
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numba  # noqa: F401  (``jit.numba``: the numba this module compiles with)
 from numba import njit, prange
@@ -46,6 +48,8 @@ numba_patches.apply()
 # layer's setting, where TBB is not installed).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 _TBB_LIBRARIES = ("libtbb.so.12", "libtbb.12.dylib")
+# a compiled function keeps the signature of the Python function it compiles
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def load_tbb() -> bool:
@@ -77,12 +81,12 @@ def load_tbb() -> bool:
 load_tbb()
 
 
-def jit(fn):
+def jit(fn: F) -> F:
     """Compile ``fn`` to native code, cached on disk between runs."""
     return tiered(njit(cache=True, nogil=True)(fn))
 
 
-def jit_inline(fn):
+def jit_inline(fn: F) -> F:
     """[`jit`][], and inlined into every compiled caller (numba IR inlining).
 
     For small rule steps on hot paths: inlined, their array arguments need no reference
@@ -92,6 +96,6 @@ def jit_inline(fn):
     return tiered(njit(cache=True, nogil=True, inline="always")(fn))
 
 
-def jit_parallel(fn):
+def jit_parallel(fn: F) -> F:
     """Compile a batch loop whose ``prange`` iterations run on all cores."""
     return tiered(njit(cache=True, nogil=True, parallel=True)(fn))

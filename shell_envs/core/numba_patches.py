@@ -86,7 +86,8 @@ def recover_damaged_cache() -> None:
     replacement calls numba's own lookup, and on any failure removes the function's cache
     files, warns once and returns ``None`` (a miss), so numba compiles and caches afresh.
     """
-    caching.Cache.load_overload = _load_overload_or_recompile
+    # numba's method, replaced on purpose
+    caching.Cache.load_overload = _load_overload_or_recompile  # type: ignore[method-assign]
 
 
 # -- inlining without copies: InlineWorker.inline_function -----------------------------------
@@ -136,7 +137,9 @@ def inline_without_copies(module: Any, inliner: Any = None) -> bool:
     and so the machine code, is the same.
     """
     worker = getattr(module, "InlineWorker", None)
-    if getattr(module, "copy", None) is not copy or not hasattr(worker, "run_untyped_passes"):
+    if worker is None or not hasattr(worker, "run_untyped_passes"):
+        return False
+    if getattr(module, "copy", None) is not copy:
         return False
     worker.inline_function = inliner or _fresh_ir_inliner(module)
     return True

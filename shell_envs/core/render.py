@@ -29,7 +29,7 @@ class HumanWindow:
         self._pygame = pygame
         self._title = title
         self._fps = fps
-        self._screen = None
+        self._screen: pygame.Surface | None = None
         self._clock = pygame.time.Clock()
 
     def show(self, frame: np.ndarray) -> None:

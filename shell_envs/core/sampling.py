@@ -19,7 +19,7 @@ _JUMP = np.uint64(0x9E3779B97F4A7C15 << 32 & 0xFFFFFFFFFFFFFFFF)  # 2**32 splitm
 
 
 @jit
-def seed_compiled(seed):
+def seed_compiled(seed: int) -> None:
     """Seed the generator of compiled code on the calling thread."""
     np.random.seed(seed)
 
@@ -165,7 +165,7 @@ def random_legal_actions(masks: np.ndarray) -> np.ndarray:
 
 
 @jit_inline
-def draw_below(states, i, n):
+def draw_below(states: np.ndarray, i: int, n: int) -> int:
     """A uniform integer in ``[0, n)`` from game ``i``'s splitmix64 stream ``states[i]``
     (``uint64``, advanced in place): per-game generators for device code, where each GPU
     thread owns one game (`shell_envs.core.cuda.random_states` seeds them)."""
@@ -175,7 +175,7 @@ def draw_below(states, i, n):
 
 
 @jit_inline
-def random_legal(mask, states, i):
+def random_legal(mask: np.ndarray, states: np.ndarray, i: int) -> int:
     """A uniformly random index of a nonzero entry of the 1-D ``mask`` (-1 if none), drawn from
     ``states[i]`` ([`draw_below`][]): one game's random legal action, on either target."""
     count = 0

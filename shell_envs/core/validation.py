@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
+from gymnasium.error import ResetNeeded
 
 DEVICES = ("cpu", "cuda")  # where batched envs run: ``device=`` of the vector envs
 
@@ -39,6 +40,12 @@ def flag(name: str, value: object) -> bool:
     return bool(value)
 
 
+@overload
+def positive_int(
+    name: str, value: object, allow_none: Literal[False] = False, high: int = 2**62
+) -> int: ...
+@overload
+def positive_int(name: str, value: object, allow_none: bool, high: int = 2**62) -> int | None: ...
 def positive_int(
     name: str, value: object, allow_none: bool = False, high: int = 2**62
 ) -> int | None:
@@ -73,6 +80,12 @@ def integer(name: str, value: object, low: int | None = None, high: int | None =
     return number
 
 
+@overload
+def seed(name: str, value: None, high: int | None = None) -> None: ...
+@overload
+def seed(name: str, value: int | np.integer, high: int | None = None) -> int: ...
+@overload
+def seed(name: str, value: object, high: int | None = None) -> int | None: ...
 def seed(name: str, value: object, high: int | None = None) -> int | None:
     """A seed: None, or a non-negative integer (numpy integers too) up to ``high``."""
     if value is None:
@@ -96,23 +109,36 @@ def action_index(value: object, n_actions: int) -> int:
     raise ValueError(f"an action must be one integer 0–{n_actions - 1}; got {_show(value)}")
 
 
-def mapping(name: str, value: object, accepted: tuple[str, ...], what: str = "key") -> dict:
+def mapping(
+    name: str,
+    value: object,
+    accepted: tuple[str, ...],
+    what: str = "key",
+    ignored: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """``value`` as a dict (None: empty) whose keys are all ``accepted``, else ``ValueError``.
 
     An unknown key is named, with the accepted key it most resembles (``facedown`` →
-    ``face_down``).
+    ``face_down``), and the accepted keys are listed (``none`` when there are none).  Keys in
+    ``ignored`` are neither accepted nor refused: they are left out of the dict returned.
     """
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise ValueError(f"{name} must be a dict; got {_show(value)}")
-    unknown = [k for k in value if k not in accepted]
+    unknown = [k for k in value if k not in accepted and k not in ignored]
     if unknown:
         raise ValueError(
             f"unknown {what}(s) in {name}: {', '.join(_suggest(k, accepted) for k in unknown)}; "
-            f"accepted: {', '.join(map(repr, accepted))}"
+            f"accepted: {', '.join(map(repr, accepted)) or 'none'}"
         )
-    return dict(value)
+    return {k: v for k, v in value.items() if k not in ignored}
+
+
+def reset_needed(call: str) -> ResetNeeded:
+    """The error for ``call`` (e.g. ``"step()"``) made before any ``reset()``: Gymnasium's
+    ``ResetNeeded``, the type its order enforcing (``gym.make``) raises, saying to reset first."""
+    return ResetNeeded(f"{call} before reset(): no game has started; call reset() first")
 
 
 def _suggest(key: object, accepted: tuple[str, ...]) -> str:
@@ -162,4 +188,4 @@ def number_in(value: Any, low: float, high: float, low_open: bool = False) -> bo
     """True for a real number (not a bool) in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         return False
-    return (low < value if low_open else low <= value) and value <= high
+    return bool((low < value if low_open else low <= value) and value <= high)

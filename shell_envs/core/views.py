@@ -56,12 +56,12 @@ if config.DISABLE_JIT:
         return array[index]
 
 else:
-
-    class _RowIntrinsic(_Intrinsic):
+    # numba's stub marks its intrinsic class final (its __call__ only raises): extended here
+    class _RowIntrinsic(_Intrinsic):  # type: ignore[misc]
         """numba's intrinsic, also callable from plain Python, where it is ``array[index]``
         (numba's own refuses), so a batch loop can run as plain Python as it is."""
 
-        def __call__(self, array: np.ndarray, index: int) -> np.ndarray:
+        def __call__(self, array: np.ndarray, index: int) -> np.ndarray:  # type: ignore[override]
             return array[index]
 
     def _row_typing(typingctx: Any, array: types.Type, index: types.Type) -> Any:

@@ -47,7 +47,9 @@ def check(
 
 def save(net: Network, names: Sequence[str], path: str | Path) -> None:
     """Write the arrays of ``net`` under ``names`` to a compressed ``.npz`` file."""
-    np.savez_compressed(path, **dict(zip(names, net, strict=True)))
+    arrays = dict(zip(names, net, strict=True))
+    # numpy's stub matches **arrays against its allow_pickle keyword too
+    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
 
 
 def load(path: str | Path, names: Sequence[str]) -> Network:

@@ -25,7 +25,8 @@ def __getattr__(name: str) -> Any:
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     warnings.warn(
-        f"{__name__}.{name} moved to {evaluation.__name__}.{new_name}; import it from there",
+        f"{__name__}.{name} moved to {evaluation.__name__}.{new_name}; import it from there "
+        "(the old name is removed in 0.4.0)",
         DeprecationWarning,
         stacklevel=2,
     )

@@ -30,6 +30,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.rllib.utils.typing import MultiAgentDict
 from ray.tune.registry import register_env
 
 from shell_envs.agents.base import Agent, choose_action
@@ -75,9 +76,10 @@ class WhatTheShellMultiAgentEnv(MultiAgentEnv):
         self._opponent_seat: str | None = None
         self._observations: dict[str, Any] = {}
 
-    def reset(
+    # RLlib's MultiAgentEnv overrides gymnasium's reset and step with dicts keyed by agent
+    def reset(  # type: ignore[override]
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[MultiAgentDict, MultiAgentDict]:
         """New game; with an opponent, draw its seat and reseed it."""
         super().reset(seed=seed, options=options)
         self._observations, infos = self.game.reset(seed=seed, options=options)
@@ -85,12 +87,15 @@ class WhatTheShellMultiAgentEnv(MultiAgentEnv):
             self._opponent_seat = AGENTS[int(self.np_random.integers(2))]
             self.opponent.reset(int(self.np_random.integers(2**31 - 1)))
         self.agents = [a for a in AGENTS if a != self._opponent_seat]
-        return self._own(self._observations), {a: infos[a] for a in self.agents}
+        return self._own(self._observations), {a: infos[a] for a in self._learners()}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(  # type: ignore[override]
+        self, action_dict: MultiAgentDict
+    ) -> tuple[MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict, MultiAgentDict]:
         """Play one round: the RLlib agents' cells (and the opponent's) together."""
-        actions = {agent: int(action_dict[agent]) for agent in self.agents}
-        if self._opponent_seat is not None:
+        learners = self._learners()
+        actions = {agent: int(action_dict[agent]) for agent in learners}
+        if self._opponent_seat is not None and self.opponent is not None:
             seat = self._opponent_seat
             seen = self._observations[seat]
             actions[seat] = choose_action(
@@ -100,9 +105,8 @@ class WhatTheShellMultiAgentEnv(MultiAgentEnv):
                 WhatTheShellView.from_env(self.game, seat),
             )
         self._observations, rewards, terminated, truncated, infos = self.game.step(actions)
-        learners = self.agents
-        terminateds = {a: bool(terminated[a]) for a in learners}
-        truncateds = {a: bool(truncated[a]) for a in learners}
+        terminateds: MultiAgentDict = {a: bool(terminated[a]) for a in learners}
+        truncateds: MultiAgentDict = {a: bool(truncated[a]) for a in learners}
         terminateds["__all__"] = all(terminateds.values())
         truncateds["__all__"] = all(truncateds.values())
         return (
@@ -121,14 +125,18 @@ class WhatTheShellMultiAgentEnv(MultiAgentEnv):
         """Close the parallel env."""
         self.game.close()
 
-    def _own(self, observations: dict[str, Any]) -> dict[str, Any]:
+    def _learners(self) -> list[str]:
+        """The seats RLlib plays: both, or the one the opponent does not."""
+        return [a for a in AGENTS if a != self._opponent_seat]
+
+    def _own(self, observations: dict[str, Any]) -> MultiAgentDict:
         """The RLlib agents' observations in the masking module's layout."""
         return {
             agent: {
                 OBS_KEY: observations[agent]["observation"],
                 MASK_KEY: observations[agent]["action_mask"].astype(np.float32),
             }
-            for agent in self.agents
+            for agent in self._learners()
         }
 
 
@@ -240,7 +248,10 @@ class RLModuleAgent:
     """
 
     def __init__(self, module: RLModule, obs_encoder: str = "flat", name: str = "rllib") -> None:
-        encoders = {"flat": FlatEncoder, "planes": PlanesEncoder}
+        encoders: dict[str, type[FlatEncoder | PlanesEncoder]] = {
+            "flat": FlatEncoder,
+            "planes": PlanesEncoder,
+        }
         if obs_encoder not in encoders:
             raise ValueError(f"obs_encoder must be 'flat' or 'planes', got {obs_encoder!r}")
         self.encode = encoders[obs_encoder].encode

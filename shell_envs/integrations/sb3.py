@@ -23,18 +23,22 @@ agent), so MaskablePPO self-plays with the masks of every row and no SuperSuit::
     model = MaskablePPO("MlpPolicy", WhatTheShellSelfPlayVecEnv(8, obs_encoder="flat"))
 
 [`load_agent`][] turns a saved model into an agent for
-``play``, ``bench`` and the evaluations.  Needs the extra ``train`` (stable-baselines3,
-sb3-contrib).
+``play``, ``bench`` and the evaluations; [`RatingCallback`][] rates the model on the bench's
+fixed scales while it trains, in a background process, and logs the ratings.  Needs the
+extra ``train`` (stable-baselines3, sb3-contrib).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
@@ -42,6 +46,7 @@ from shell_envs.agents.base import Agent, PolicyAgent, choose_action
 from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
 from shell_envs.bench.evaluation import ScorpionResult
+from shell_envs.integrations.rating import BackgroundRater, Rating
 from shell_envs.registry import GAMES
 from shell_envs.scorpion.vector import ScorpionVectorEnv
 from shell_envs.what_the_shell.env import AGENTS, WhatTheShellEnv
@@ -66,7 +71,10 @@ class ScorpionVecEnv(VecEnv):
             raise ValueError("ScorpionVecEnv always resets ended games at once (same_step)")
         self.venv = ScorpionVectorEnv(num_envs, autoreset_mode="same_step", **env_kwargs)
         self._actions = np.zeros(self.venv.num_envs, np.int64)
-        self._per_game = {"action_masks": self._game_mask, "explain": self.venv.explain}
+        self._per_game: dict[str, Callable[..., Any]] = {
+            "action_masks": self._game_mask,
+            "explain": self.venv.explain,
+        }
         super().__init__(
             self.venv.num_envs, self.venv.single_observation_space, self.venv.single_action_space
         )
@@ -114,7 +122,11 @@ class ScorpionVecEnv(VecEnv):
         setattr(self.venv, attr_name, value)
 
     def env_method(
-        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
     ) -> list[Any]:
         """Per-game methods: ``action_masks()`` (a game's mask) and ``explain(action)``."""
         method = self._per_game.get(method_name)
@@ -225,7 +237,7 @@ class WhatTheShellSelfPlayVecEnv(VecEnv):
             actions = {
                 seat: int(self._actions[g * per_seat + k]) for k, seat in enumerate(self.seats)
             }
-            if self._other is not None:
+            if self._other is not None and self.opponent is not None:
                 seen = self._observations[g][self._other]
                 actions[self._other] = choose_action(
                     self.opponent,
@@ -273,7 +285,11 @@ class WhatTheShellSelfPlayVecEnv(VecEnv):
             setattr(self.games[self._rows[r][0]], attr_name, value)
 
     def env_method(
-        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
     ) -> list[Any]:
         """``action_masks()`` per row; any other method is called on each row's game."""
         if method_name == "action_masks":
@@ -350,7 +366,7 @@ class WhatTheShellModelAgent:
         space = model.observation_space
         self._dict_obs = isinstance(space, gym.spaces.Dict)
         shape = space["observation"].shape if self._dict_obs else space.shape
-        encoders = {
+        encoders: dict[object, tuple[str, type[PlanesEncoder | FlatEncoder]]] = {
             PlanesEncoder.space.shape: ("planes", PlanesEncoder),
             FlatEncoder.space.shape: ("flat", FlatEncoder),
         }
@@ -376,10 +392,11 @@ class WhatTheShellModelAgent:
 
     def act_with_state(self, state: Any, action_mask: np.ndarray) -> int:
         """The model's cell for a [`WhatTheShellView`][]."""
-        observation = self.encode(state.board, state.eggs, state.meta, state.player)
+        encoded = self.encode(state.board, state.eggs, state.meta, state.player)
         mask = np.asarray(action_mask).astype(bool)
+        observation: np.ndarray | dict[str, np.ndarray] = encoded
         if self._dict_obs:
-            observation = {"observation": observation, "action_mask": mask.astype(np.int8)}
+            observation = {"observation": encoded, "action_mask": mask.astype(np.int8)}
         action, _ = self.model.predict(
             observation, action_masks=mask, deterministic=self.deterministic
         )
@@ -470,3 +487,136 @@ def load_agent(
         agent = ScorpionModelAgent(model, label, deterministic, encoder)
     agent.reset(seed)
     return agent
+
+
+class RatingCallback(BaseCallback):
+    """Rate the model every ``every_steps`` env steps in a background process, and log it.
+
+    What the Shell: the Elo rating on the bench's fixed scale with its 95% interval, from
+    ``games_per_anchor`` games against each anchor; Scorpion: the win rate on ``deals`` deals
+    of ``deal_set`` under ``rules`` (the model's training rules), with its Wilson interval.
+    Each snapshot is the model saved to a scratch file, loaded and rated in a worker process
+    (``shell_envs.integrations.rating.BackgroundRater``, which also says what happens when a
+    rating falls due while the previous one runs), so training goes on.  A
+    finished rating is written at once to the outputs of the model's logger (stdout, CSV,
+    TensorBoard, as configured), at the step of the snapshot rated, under ``rating/``
+    (``prefix``): ``elo``, ``elo_lower``, ``elo_upper`` (What the Shell; a value the games
+    leave open is not written) or ``win_rate``, ``win_rate_lower``, ``win_rate_upper``
+    (Scorpion), and ``games``, ``score``, ``step`` and ``seconds``; the values the algorithm
+    has recorded and not yet written stay as they are.  ``callback.rater.results`` keeps the
+    ratings (``write_json``, ``write_csv``, ``plot``).
+
+    ``rate_at_start`` rates the untrained model at the first step; ``rate_at_end`` rates the
+    final model when training ends, and training's end waits for the ratings in flight (up
+    to ``timeout`` seconds, ``None``: as long as they take) and ends the worker.
+    ``deterministic``: the rated model plays its most likely move (as ``ppo:PATH`` does by
+    default).  The model must be sb3-contrib's ``MaskablePPO`` with observations of
+    ``game`` (checked when training starts).
+    """
+
+    def __init__(
+        self,
+        game: str = "what_the_shell",
+        every_steps: int = 10_000,
+        games_per_anchor: int = 10,
+        deals: int = 50,
+        deal_set: str = "test",
+        rules: str = "classic",
+        workers: int = 1,
+        seed: int = 0,
+        deterministic: bool = True,
+        rate_at_start: bool = True,
+        rate_at_end: bool = True,
+        timeout: float | None = None,
+        prefix: str = "rating",
+        verbose: int = 0,
+    ) -> None:
+        super().__init__(verbose)
+        if not isinstance(deterministic, bool):
+            raise ValueError(f"deterministic must be True or False, got {deterministic!r}")
+        if timeout is not None and not timeout >= 0:
+            raise ValueError(f"timeout must be None or a number of seconds >= 0, got {timeout!r}")
+        self.rater = BackgroundRater(
+            game, every_steps, games_per_anchor, deals, deal_set, rules, workers, seed,
+            at_start=rate_at_start,
+        )  # fmt: skip
+        self.deterministic = deterministic
+        self.rate_at_end = rate_at_end
+        self.timeout = timeout
+        self.prefix = prefix
+
+    def _init_callback(self) -> None:
+        """Check that the rater can load and play the model, before any step."""
+        from sb3_contrib import MaskablePPO
+
+        if not isinstance(self.model, MaskablePPO):
+            raise TypeError(
+                "RatingCallback rates sb3-contrib MaskablePPO models (what ppo:PATH loads), "
+                f"not {type(self.model).__name__}"
+            )
+        if self.rater.game == "what_the_shell":
+            WhatTheShellModelAgent(self.model)
+        else:
+            ScorpionModelAgent(self.model)
+
+    def _on_training_start(self) -> None:
+        self._rate_if_due()
+
+    def _on_step(self) -> bool:
+        for rating in self.rater.poll():
+            self._write(rating)
+        self._rate_if_due()
+        return True
+
+    def _on_training_end(self) -> None:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        try:
+            if self.rate_at_end and self.rater.last_submitted != self.num_timesteps:
+                for rating in self.rater.wait(self._left(deadline)):
+                    self._write(rating)
+                if not self.rater.busy:
+                    self._submit()
+            for rating in self.rater.wait(self._left(deadline)):
+                self._write(rating)
+        finally:
+            self.rater.close(timeout=0)  # stops a rating the timeout cut short
+
+    def _rate_if_due(self) -> None:
+        """Snapshot and submit the model when a rating is due."""
+        if self.rater.due(self.num_timesteps):
+            self._submit()
+
+    def _submit(self) -> None:
+        """Save the model to a scratch file and have it rated as the current step's."""
+        step = self.num_timesteps
+        path = self.rater.snapshot_path(step)
+        self.model.save(path)
+        spec = f"ppo:{path}?deterministic={str(self.deterministic).lower()}"
+        self.rater.submit(step, spec, files=[path])
+
+    def _write(self, rating: Rating) -> None:
+        """Write a finished rating to the logger's outputs at the step of its snapshot,
+        through a logger of its own (what the algorithm recorded is left for its dump)."""
+        name = rating.metric
+        values = {
+            name: rating.rating,
+            f"{name}_lower": rating.lower,
+            f"{name}_upper": rating.upper,
+            "games": rating.games,
+            "score": rating.score,
+            "step": rating.step,
+            "seconds": rating.seconds,
+        }
+        out = Logger(self.logger.dir, self.logger.output_formats)
+        out.set_level(self.logger.level)
+        for key, value in values.items():
+            if value is not None:
+                out.record(f"{self.prefix}/{key}", value)
+        out.dump(rating.step)
+        if self.verbose:
+            print(f"rating of step {rating.step}: {rating.describe()}")
+
+    @staticmethod
+    def _left(deadline: float | None) -> float | None:
+        """Seconds left until ``deadline`` (``None``: no deadline)."""
+        return None if deadline is None else max(0.0, deadline - time.monotonic())

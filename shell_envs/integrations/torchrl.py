@@ -22,11 +22,18 @@ partial reset returns the game's last observation again with all actions allowed
 the game in ``"autoreset"``: the transition out of it is the batched env's reset step, not a
 move, and a trainer drops it (as with any ``next_step`` vector env).  A full reset (no
 ``"_reset"`` entry, or every game) resets the batched env.
+
+`RatingHook` rates a torch policy on the bench's fixed scales while it trains, in a
+background process, and logs the ratings to a TorchRL logger.
 """
 
 from __future__ import annotations
 
 import abc
+import io
+import time
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -35,6 +42,7 @@ from tensordict import TensorDict, TensorDictBase
 from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
+from shell_envs.integrations.rating import BackgroundRater, Rating, check_picklable
 from shell_envs.what_the_shell import rules as wts_rules
 
 SEATS = ("black", "white")
@@ -289,3 +297,116 @@ def make_env(
         )
         return ScorpionTorchEnv(batched, device)
     raise ValueError(f"unknown game {game!r}; choose 'what_the_shell' or 'scorpion'")
+
+
+def _agent_from_state(agent_factory: Callable[[dict[str, Any]], Any], state: bytes) -> Any:
+    """The agent that ``agent_factory`` builds from a state dict saved by ``torch.save``."""
+    return agent_factory(torch.load(io.BytesIO(state), map_location="cpu", weights_only=True))
+
+
+class RatingHook:
+    """Rate a torch policy every ``every_steps`` steps in a background process, and log it.
+
+    Call ``hook(step, policy)`` in the training loop (``policy`` a ``torch.nn.Module``, e.g.
+    after each batch): when a rating is due, the module's ``state_dict`` is copied to the CPU
+    and rated in a worker process by the agent ``agent_factory(state_dict)`` builds there, so
+    training goes on.  ``agent_factory`` is a picklable function (defined at the top of a
+    module, or a ``functools.partial`` of one; checked here, ``TypeError``) returning an agent:
+    an object with ``act(observation, action_mask)`` (and, if it likes, ``act_with_state``,
+    which the bench calls first) or a policy function ``f(observation, action_mask)``.  The
+    ratings are those of ``shell_envs.integrations.rating.BackgroundRater`` (keywords as
+    there; at most one in flight, a due one waits for it): What the Shell on the fixed Elo
+    scale, Scorpion as the win rate on fixed deals, each with its 95% interval.
+
+    Each finished rating goes to ``logger`` (a TorchRL ``Logger``: ``CSVLogger``,
+    ``TensorboardLogger``, …, or anything with ``log_scalar(name, value, step)``) at the step
+    of the snapshot rated, under ``rating/`` (``prefix``): ``elo``, ``elo_lower``,
+    ``elo_upper`` (a value the games leave open is not logged) or ``win_rate``,
+    ``win_rate_lower``, ``win_rate_upper``, and ``games``, ``score``, ``seconds``.  The call
+    returns the ratings that finished; ``hook.rater.results`` keeps them all.  Finish with
+    ``hook.close(step, policy)``: it rates the final policy (unless that step was rated),
+    waits for the ratings (up to ``timeout`` seconds) and ends the worker.
+    """
+
+    def __init__(
+        self,
+        game: str,
+        agent_factory: Callable[[dict[str, Any]], Any],
+        every_steps: int,
+        logger: Any = None,
+        prefix: str = "rating",
+        **rater_options: Any,
+    ) -> None:
+        if logger is not None and not callable(getattr(logger, "log_scalar", None)):
+            raise TypeError(
+                "logger must be a TorchRL Logger (anything with log_scalar(name, value, step)) "
+                f"or None, got {type(logger).__name__}"
+            )
+        if not callable(agent_factory):
+            raise TypeError(f"agent_factory must be callable, got {type(agent_factory).__name__}")
+        check_picklable(agent_factory, "agent_factory")
+        self.rater = BackgroundRater(game, every_steps, **rater_options)
+        self.agent_factory = agent_factory
+        self.logger = logger
+        self.prefix = prefix
+
+    def __call__(self, step: int, policy: torch.nn.Module) -> list[Rating]:
+        """Log the ratings finished by now and, when one is due, submit ``policy``'s."""
+        finished = self._logged(self.rater.poll())
+        if self.rater.due(step):
+            self._submit(step, policy)
+        return finished
+
+    def close(
+        self,
+        step: int | None = None,
+        policy: torch.nn.Module | None = None,
+        timeout: float | None = None,
+    ) -> list[Rating]:
+        """Rate the final ``policy`` as ``step``'s (when given and not rated yet), wait up to
+        ``timeout`` seconds for the ratings in flight, log them and end the worker."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        finished: list[Rating] = []
+        try:
+            if policy is not None and step is not None and self.rater.last_submitted != step:
+                finished += self._logged(self.rater.wait(_left(deadline)))
+                if not self.rater.busy:
+                    self._submit(step, policy)
+            finished += self._logged(self.rater.wait(_left(deadline)))
+        finally:
+            self.rater.close(timeout=0)  # stops a rating the timeout cut short
+        return finished
+
+    def _logged(self, ratings: list[Rating]) -> list[Rating]:
+        """Log ``ratings``; returns them."""
+        for rating in ratings:
+            self._log(rating)
+        return ratings
+
+    def _submit(self, step: int, policy: torch.nn.Module) -> None:
+        """Copy the policy's weights and have them rated as ``step``'s."""
+        buffer = io.BytesIO()
+        torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, buffer)
+        self.rater.submit(step, partial(_agent_from_state, self.agent_factory, buffer.getvalue()))
+
+    def _log(self, rating: Rating) -> None:
+        """Log a finished rating at the step of its snapshot."""
+        if self.logger is None:
+            return
+        name = rating.metric
+        values = {
+            name: rating.rating,
+            f"{name}_lower": rating.lower,
+            f"{name}_upper": rating.upper,
+            "games": rating.games,
+            "score": rating.score,
+            "seconds": rating.seconds,
+        }
+        for key, value in values.items():
+            if value is not None:
+                self.logger.log_scalar(f"{self.prefix}/{key}", float(value), step=rating.step)
+
+
+def _left(deadline: float | None) -> float | None:
+    """Seconds left until ``deadline`` (``None``: no deadline)."""
+    return None if deadline is None else max(0.0, deadline - time.monotonic())

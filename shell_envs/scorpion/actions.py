@@ -35,13 +35,13 @@ __all__ = [
 
 
 @jit_inline
-def encode_move(card, column):
+def encode_move(card: int, column: int) -> int:
     """The action that moves ``card`` (and every card above it) onto ``column``."""
     return card * N_COLUMNS + column
 
 
 @jit_inline
-def decode_move(action):
+def decode_move(action: int) -> tuple[int, int]:
     """``(card, column)`` of a card-move action (``0 <= action < N_MOVES``)."""
     return action // N_COLUMNS, action % N_COLUMNS
 

@@ -6,7 +6,7 @@ read and write (deals, [`ScorpionEnv.position`][], messages).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -85,8 +85,8 @@ def parse_card(code: object) -> int:
     return _SUIT_ALIASES[text[1]] * 13 + RANKS.index(text[0])
 
 
-def parse_cards(codes: Sequence[object]) -> list[int]:
-    """Card indices of a sequence of codes; the error names the position of a bad code."""
+def parse_cards(codes: Iterable[object]) -> list[int]:
+    """Card indices of codes in order; the error names the position of a bad code."""
     out = []
     for i, code in enumerate(codes):
         try:

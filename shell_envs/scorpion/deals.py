@@ -60,7 +60,7 @@ def _mult_limb(b):
 
 
 @jit
-def pcg64_next64(gen):
+def pcg64_next64(gen: np.ndarray) -> tuple[int, int]:
     """Advance numpy's PCG64 held in ``gen`` (one generator's `GEN_ROWS` int64) and
     return its next 64 random bits as ``(high 32 bits, low 32 bits)``."""
     for k in range(_LIMBS - 1, -1, -1):  # column sums of state * multiplier, top down in place
@@ -87,7 +87,7 @@ def pcg64_next64(gen):
 
 
 @jit
-def pcg64_deal_number(gen):
+def pcg64_deal_number(gen: np.ndarray) -> int:
     """The next deal number, as the CPU env's ``rng.integers(0, 2**62)`` draws it (the top 62
     of 64 random bits: numpy's bounded draw takes ``(bits * 2**62) >> 64``)."""
     hi, lo = pcg64_next64(gen)
@@ -107,7 +107,7 @@ def _pcg64_next32(gen):
 
 
 @jit
-def pcg64_below(gen, k):
+def pcg64_below(gen: np.ndarray, k: int) -> int:
     """numpy's ``rng.integers(k)`` for ``1 <= k < 2**31`` (Lemire's method on 32 bits)."""
     if k <= 1:
         return 0
@@ -122,7 +122,7 @@ def pcg64_below(gen, k):
 
 
 @jit
-def next_deal(gen, pool, use_pool):
+def next_deal(gen: np.ndarray, pool: np.ndarray, use_pool: bool) -> int:
     """The next deal number from the generator ``gen`` (one game's, a 1-D view in any layout):
     a pick of ``pool`` if ``use_pool`` (as ``rng.integers(len(pool))`` picks), else
     ``rng.integers(0, 2**62)``."""
@@ -200,7 +200,7 @@ def generator_columns(seeds: Sequence[int | None]) -> np.ndarray:
         seq = [w[6], w[7], w[4], w[5]]  # 32-bit words of the increment seed, low to high
         start = [w[2], w[3], w[0], w[1]]  # of the state seed
         inc = [((seq[k] << 1) | (seq[k - 1] >> 31 if k else 1)) & _M32 for k in range(4)]
-        carry = 0
+        carry: np.ndarray | int = 0
         for k in range(4):
             total = inc[k] + start[k] + carry
             carry = total >> 32
@@ -214,7 +214,9 @@ def generator_columns(seeds: Sequence[int | None]) -> np.ndarray:
 
 
 @jit
-def draw_deals(which, gen, pool, use_pool, deals):
+def draw_deals(
+    which: np.ndarray, gen: np.ndarray, pool: np.ndarray, use_pool: bool, deals: np.ndarray
+) -> None:
     """``deals[i]``: the next deal number (`next_deal`) of every game ``i`` with ``which[i]``
     set; ``gen`` holds one generator row per game (the CPU env's layout)."""
     for i in range(which.shape[0]):

@@ -46,7 +46,14 @@ CARDS_SIZE = CARDS_REMOVED + 1  # 217
 
 
 @jit_inline
-def encode_tableau(tab, lens, fd, reserve, meta, out):
+def encode_tableau(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """Fill ``out`` (366) with the tableau view described by [`TableauEncoder`][].
 
     Every depth of every column is written with selects and no branches, which the compiler
@@ -64,7 +71,14 @@ def encode_tableau(tab, lens, fd, reserve, meta, out):
 
 
 @jit
-def encode_cards(tab, lens, fd, reserve, meta, out):
+def encode_cards(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """Fill ``out`` (217) with the per-card view described by [`CardsEncoder`][]."""
     for card in range(rules.N_CARDS):
         i = card * CARD_FIELDS
@@ -90,7 +104,18 @@ def encode_cards(tab, lens, fd, reserve, meta, out):
 
 
 @jit
-def step_tableau(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out):
+def step_tableau(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    action: int,
+    allow_undo: bool,
+    mask: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, int, int]:
     """`rules.step` and `encode_tableau` in one compiled call (the env's hot path)."""
     result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
     encode_tableau(tab, lens, fd, reserve, meta, out)
@@ -98,7 +123,18 @@ def step_tableau(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, o
 
 
 @jit
-def step_cards(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask, out):
+def step_cards(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    action: int,
+    allow_undo: bool,
+    mask: np.ndarray,
+    out: np.ndarray,
+) -> tuple[int, int, int]:
     """`rules.step` and `encode_cards` in one compiled call (the env's hot path)."""
     result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
     encode_cards(tab, lens, fd, reserve, meta, out)

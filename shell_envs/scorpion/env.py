@@ -10,7 +10,15 @@ from gymnasium import spaces
 
 from shell_envs.core import background
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
+from shell_envs.core.validation import (
+    action_index,
+    choice,
+    flag,
+    integer,
+    mapping,
+    positive_int,
+    reset_needed,
+)
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import ENCODERS
@@ -91,6 +99,7 @@ class ScorpionEnv(gym.Env):
         self._deal: int | None = None
         self.message = ""  # the last step's refusal message ("" when it was accepted)
         self._window: Any = None
+        self._started = False  # a game was dealt (reset or set_state): step may be called
         self._refresh_mask()
 
     # --- Gymnasium API -------------------------------------------------------------------
@@ -130,13 +139,19 @@ class ScorpionEnv(gym.Env):
             deal_number = int(number)
         self._deal = deal_number
         self._state = state
+        self._started = True
         self._steps = 0
         self._refresh_mask()
         self.message = ""
         return self._observe(), self._info(engine.OK)
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Play one action; an illegal one leaves the game unchanged (or raises, if asked)."""
+        """Play one action; an illegal one leaves the game unchanged (or raises, if asked).
+
+        Before the first ``reset`` (or `set_state`) no game is dealt: ``ResetNeeded``.
+        """
+        if not self._started:
+            raise reset_needed("step()")
         a = action if type(action) is int else action_index(action, self.n_actions)
         s = self._state
         obs = None
@@ -170,7 +185,13 @@ class ScorpionEnv(gym.Env):
         return self._observe(obs), reward, terminated, truncated, info
 
     def render(self) -> Any:
-        """``ansi``: the text layout; ``rgb_array``: an image; ``human``: show it in a window."""
+        """``ansi``: the text layout; ``rgb_array``: an image; ``human``: show it in a window.
+
+        Before the first ``reset`` (or `set_state`): ``ResetNeeded``, as ``gym.make``'s order
+        enforcing raises.
+        """
+        if not self._started:
+            raise reset_needed("render()")
         if self.render_mode == "ansi":
             return render_ansi(self._state)
         if self.render_mode == "rgb_array":
@@ -192,7 +213,10 @@ class ScorpionEnv(gym.Env):
     # --- masks, explanations, positions ---------------------------------------------------
 
     def action_masks(self) -> np.ndarray:
-        """Bool array over the action space: True where the engine accepts the action."""
+        """Bool array over the action space: True where the engine accepts the action (before
+        the first ``reset`` or `set_state`: ``ResetNeeded``)."""
+        if not self._started:
+            raise reset_needed("action_masks()")
         return self._mask.copy()
 
     def explain(self, action: Any) -> str | None:
@@ -221,6 +245,7 @@ class ScorpionEnv(gym.Env):
         if state.relaxed != self._relaxed:
             raise ValueError(f"the state's rules do not match this env's rules={self.rules!r}")
         self._state = state.copy()
+        self._started = True
         self._refresh_mask()
 
     @property

@@ -35,7 +35,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from shell_envs.core import cuda
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, flag, integer
+from shell_envs.core.validation import choice, flag, integer, reset_needed
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion import vector
 from shell_envs.scorpion.deals import (
@@ -221,6 +221,19 @@ class ScorpionGpuVectorEnv(VectorEnv):
     waits for the GPU (one small copy per step); the default ``"reject"`` never waits.
     """
 
+    # set by configure(), which the CPU env shares
+    rules: str
+    illegal_action: str
+    lang: str
+    reward_mode: str
+    allow_undo: bool
+    mask_in_obs: bool
+    max_moves: int
+    encoder: Any
+    n_actions: int
+    _relaxed: bool
+    _kind: int
+
     def __init__(
         self,
         num_envs: int,
@@ -283,6 +296,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self._step = self._prepare_step()
         self._sample = SAMPLE_KERNELS[layout].prepare(n, self._masks, self._rng, self._picks)
         self._tensors = self._views(self._outputs)
+        self._started = False  # step, action_masks, sample_actions and redeal need a reset
 
     def _fresh_outputs(self) -> dict[str, tuple[Any, Any]]:
         """A fresh buffer for each result the kernels write: ``name: (argument, tensor)``."""
@@ -336,10 +350,14 @@ class ScorpionGpuVectorEnv(VectorEnv):
             self._launch_draw(~seeded)
         self._use_fresh_outputs()
         self._launch_reset(np.ones(n, np.bool_), self._outputs)
+        self._started = True
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, dict[str, Any]]:
-        """Play one action in every game (``int[N]``: any CUDA array or host array)."""
+        """Play one action in every game (``int[N]``: any CUDA array or host array); before the
+        first ``reset``, ``ResetNeeded``."""
+        if not self._started:
+            raise reset_needed("step()")
         n = self.num_envs
         acts = self._picks if actions is self._picks_view else cuda.integer_array(
             actions, (n,), "actions")  # fmt: skip
@@ -359,12 +377,18 @@ class ScorpionGpuVectorEnv(VectorEnv):
         return self._observations(), t["rewards"], t["terminated"], t["truncated"], self._infos()
 
     def action_masks(self) -> Any:
-        """``bool[N, A]`` tensor: for each game, True where the engine accepts the action."""
+        """``bool[N, A]`` tensor: for each game, True where the engine accepts the action (before
+        the first ``reset``: ``ResetNeeded``)."""
+        if not self._started:
+            raise reset_needed("action_masks()")
         return self._masks_view.clone() if self.copy else self._masks_view
 
     def sample_actions(self) -> Any:
         """A uniformly random legal action per game (``int64[N]`` tensor on the device, from
-        the current masks), drawn on the device; valid until the next call."""
+        the current masks), drawn on the device; valid until the next call (before the first
+        ``reset``: ``ResetNeeded``)."""
+        if not self._started:
+            raise reset_needed("sample_actions()")
         self._sample()
         return self._picks_view
 
@@ -399,16 +423,22 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
     def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
         """End the games of ``envs`` now and deal each its next game, as an autoreset does (see
-        [`ScorpionVectorEnv.redeal`][shell_envs.scorpion.vector.ScorpionVectorEnv.redeal])."""
+        [`ScorpionVectorEnv.redeal`][shell_envs.scorpion.vector.ScorpionVectorEnv.redeal]);
+        before the first ``reset``, ``ResetNeeded``."""
+        if not self._started:
+            raise reset_needed("redeal()")
         which = np.zeros(self.num_envs, np.bool_)
         for i in envs:
             which[integer("env index", i, 0, self.num_envs - 1)] = True
         if not which.any():
             return
-        if self.copy and self._scratch is None:  # results already returned stay as they were
-            self._scratch = self._fresh_outputs()
+        outputs = self._outputs
+        if self.copy:  # results already returned stay as they were
+            if self._scratch is None:
+                self._scratch = self._fresh_outputs()
+            outputs = self._scratch
         self._launch_draw(which)
-        self._launch_reset(which, self._scratch if self.copy else self._outputs)
+        self._launch_reset(which, outputs)
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release (device memory goes with the env)."""

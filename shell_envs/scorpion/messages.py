@@ -85,7 +85,7 @@ def message(
 
 
 def refusal_code(
-    arrays: tuple[np.ndarray, ...], a: int, n_actions: int, allow_undo: bool, n_legal: int
+    arrays: rules.StateArrays, a: int, n_actions: int, allow_undo: bool, n_legal: int
 ) -> int:
     """The check code of action index ``a`` in the game of ``arrays`` (0: legal), as every env
     form gives it: out of range first, then a game that has ended (``n_legal`` legal actions,
@@ -99,7 +99,7 @@ def refusal_code(
 
 
 def refusal_text(
-    code: int, arrays: tuple[np.ndarray, ...], action: object, a: int, lang: str, n_actions: int
+    code: int, arrays: rules.StateArrays, action: object, a: int, lang: str, n_actions: int
 ) -> str:
     """The message of check ``code`` for ``action`` (index ``a``) in the game of ``arrays``,
     with the card it moves and the destination column's top card where the code needs them."""
@@ -113,7 +113,7 @@ def refusal_text(
 
 
 def refusal(
-    arrays: tuple[np.ndarray, ...],
+    arrays: rules.StateArrays,
     action: object,
     a: int,
     n_actions: int,

@@ -75,7 +75,9 @@ def _playable(tab, lens, card, col, relaxed):
 
 
 @jit
-def follow_ups(tab, lens, fd, meta, out):
+def follow_ups(
+    tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, meta: np.ndarray, out: np.ndarray
+) -> int:
     """The card moves of a view that involve known cards only; returns how many (in ``out``).
 
     What can be played next after a move, when the card it turned is still unknown (so the
@@ -129,7 +131,19 @@ def _best_follow_up(tab, lens, fd, reserve, meta, hist, loc, nexts):
 
 
 @jit
-def move_features(tab, lens, fd, reserve, meta, legal, k, visited, n_visited, feats, moves):
+def move_features(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    legal: np.ndarray,
+    k: int,
+    visited: np.ndarray,
+    n_visited: int,
+    feats: np.ndarray,
+    moves: np.ndarray,
+) -> tuple[int, int]:
     """The candidates among ``legal[:k]`` and their features: returns ``(count, level)``.
 
     The position must be a view (hidden cards `search.HIDDEN`); it is changed and restored.
@@ -239,7 +253,7 @@ def move_features(tab, lens, fd, reserve, meta, legal, k, visited, n_visited, fe
 
 
 @jit
-def hide(tab, fd, reserve, meta):
+def hide(tab: np.ndarray, fd: np.ndarray, reserve: np.ndarray, meta: np.ndarray) -> None:
     """Turn a full state (copies of its arrays) into the player's view of it, in place."""
     for c in range(rules.N_COLUMNS):
         for d in range(fd[c]):
@@ -252,8 +266,20 @@ def hide(tab, fd, reserve, meta):
 
 
 @jit
-def batch_features(tab, lens, fd, reserve, meta, masks, visited, n_visited, obs, slots, counts,
-                   levels):  # fmt: skip
+def batch_features(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    masks: np.ndarray,
+    visited: np.ndarray,
+    n_visited: np.ndarray,
+    obs: np.ndarray,
+    slots: np.ndarray,
+    counts: np.ndarray,
+    levels: np.ndarray,
+) -> None:
     """Training observations of a batch of games (the batched env's arrays, full states).
 
     Each game's view is scored as [`move_features`][] does; ``obs[i]`` gets the features of

@@ -6,7 +6,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from shell_envs.core.render import font
-from shell_envs.scorpion.cards import RED_SUITS, SUIT_SYMBOLS, card_label
+from shell_envs.scorpion.cards import RED_SUITS, SUITS, card_code, card_label
 from shell_envs.scorpion.state import ScorpionState
 
 CARD_W, CARD_H = 64, 88
@@ -24,10 +24,14 @@ _BACK = (40, 70, 160)
 
 
 def render_ansi(state: ScorpionState) -> str:
-    """Columns side by side, bottom card first, as a solitaire layout reads; ``##`` face down."""
+    """Columns side by side, bottom card first, as a solitaire layout reads; ``##`` face down.
+
+    Cards are written as their codes (``4H``, ``TD``; suits S H D C), as the rules' messages,
+    positions and moves write them, so a card seen here is typed as it is shown.
+    """
     rule = "Relaxed" if state.relaxed else "Classic"
     reserve = "## ## ##" if not state.reserve_dealt else "dealt"
-    slots = " ".join(f"[{SUIT_SYMBOLS[s]}]" for s in state.slots) + " [ ]" * (4 - state.removed)
+    slots = " ".join(f"[{SUITS[s]}]" for s in state.slots) + " [ ]" * (4 - state.removed)
     lines = [
         f"Scorpion ({rule})  score {state.score}  moves {state.moves}  removed {state.removed}/4",
         f"reserve: {reserve}   slots: {slots.strip()}",
@@ -43,7 +47,7 @@ def render_ansi(state: ScorpionState) -> str:
             elif d < state.fd[c]:
                 cells.append(" ## ")
             else:
-                cells.append(f"{card_label(col[d]):>3} ")
+                cells.append(f"{card_code(col[d]):>3} ")
         lines.append(" ".join(cells).rstrip())
     if state.won:
         lines.append("Won!")

@@ -90,7 +90,11 @@ _ACES = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)  # bit sets over card indic
 _KINGS = _ACES << 12
 
 
-def new_arrays() -> tuple[np.ndarray, ...]:
+# one game's state arrays: (tab, lens, fd, reserve, meta, hist)
+StateArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def new_arrays() -> StateArrays:
     """Fresh, empty state arrays ``(tab, lens, fd, reserve, meta, hist)``."""
     return (
         np.full((N_COLUMNS, MAX_DEPTH), -1, np.int8),
@@ -140,7 +144,7 @@ def _scaled(x, n):
 
 
 @jit
-def rng_next(rng):
+def rng_next(rng: np.ndarray) -> int:
     """Advance the xorshift32 generator stored in ``rng[0]`` and return 32 random bits."""
     x = _xorshift32(int(rng[0]) & _MASK32)
     rng[0] = x
@@ -148,19 +152,19 @@ def rng_next(rng):
 
 
 @jit
-def rng_seed(rng, seed):
+def rng_seed(rng: np.ndarray, seed: int) -> None:
     """Seed a generator from any non-negative 64-bit number (never the all-zero state)."""
     rng[0] = _seed_state(seed)
 
 
 @jit
-def rng_below(rng, n):
+def rng_below(rng: np.ndarray, n: int) -> int:
     """A random integer in ``[0, n)`` for small ``n``."""
     return _scaled(rng_next(rng), n)
 
 
 @jit
-def shuffled_deck(number, out):
+def shuffled_deck(number: int, out: np.ndarray) -> None:
     """Fill ``out`` (52) with the deal order of deal ``number``: the same deal everywhere.
 
     The generator lives in a local variable, not an array, so that device code (which cannot
@@ -178,7 +182,16 @@ def shuffled_deck(number, out):
 
 
 @jit
-def deal(tab, lens, fd, reserve, meta, hist, cards, relaxed):
+def deal(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    cards: np.ndarray,
+    relaxed: bool,
+) -> None:
     """Lay out 52 cards in deal order: 7 columns of 7 (3 face down in columns 1–4), reserve of 3."""
     tab[:, :] = -1
     meta[:] = 0
@@ -196,7 +209,7 @@ def deal(tab, lens, fd, reserve, meta, hist, cards, relaxed):
 
 
 @jit_inline
-def find_card(tab, lens, card):
+def find_card(tab: np.ndarray, lens: np.ndarray, card: int) -> tuple[int, int]:
     """``(column, depth)`` of a card on the table, or ``(-1, -1)``."""
     for c in range(N_COLUMNS):
         for d in range(int(lens[c])):
@@ -206,7 +219,15 @@ def find_card(tab, lens, card):
 
 
 @jit
-def check_move(tab, lens, fd, reserve, meta, card, dest):
+def check_move(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    card: int,
+    dest: int,
+) -> int:
     """Error code of moving ``card`` (with every card above it) onto column ``dest``; 0 = legal."""
     if card < 0 or card >= N_CARDS or dest < 0 or dest >= N_COLUMNS:
         return E_OUT_OF_RANGE
@@ -237,7 +258,16 @@ def check_move(tab, lens, fd, reserve, meta, card, dest):
 
 
 @jit
-def check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo):
+def check_action(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    action: int,
+    allow_undo: bool,
+) -> int:
     """Error code of any action (card move, reserve deal, undo); 0 = legal."""
     limit = N_ACTIONS_UNDO if allow_undo else N_ACTIONS
     if action < 0 or action >= limit:
@@ -276,7 +306,7 @@ def _close_record(rec, meta, points):
 
 
 @jit_inline
-def flip(tab, lens, fd, col):
+def flip(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, col: int) -> int:
     """Turn a face-down card left on top of ``col`` face up; returns the points (5 or 0)."""
     n = int(lens[col])
     if n > 0 and fd[col] == n:
@@ -286,7 +316,7 @@ def flip(tab, lens, fd, col):
 
 
 @jit_inline
-def is_complete_sequence(tab, lens, fd, col):
+def is_complete_sequence(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, col: int) -> bool:
     """Whether the top 13 cards of ``col`` are one suit, king (lowest) to ace (top), face up."""
     n = int(lens[col])
     if n - int(fd[col]) < SEQUENCE:
@@ -301,7 +331,9 @@ def is_complete_sequence(tab, lens, fd, col):
 
 
 @jit_inline
-def remove_sequence(tab, lens, fd, meta, col, rec):
+def remove_sequence(
+    tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, meta: np.ndarray, col: int, rec: np.ndarray
+) -> int:
     """Remove complete sequences from the top of ``col`` (re-checking, flipping); returns points."""
     points = 0
     while is_complete_sequence(tab, lens, fd, col):
@@ -322,7 +354,15 @@ def remove_sequence(tab, lens, fd, meta, col, rec):
 
 
 @jit_inline
-def move(tab, lens, fd, meta, hist, card, dest):
+def move(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    card: int,
+    dest: int,
+) -> int:
     """Move ``card`` and every card above it onto ``dest`` (assumed legal); returns the points."""
     src, start = find_card(tab, lens, card)
     n_src = int(lens[src])
@@ -350,7 +390,14 @@ def move(tab, lens, fd, meta, hist, card, dest):
 
 
 @jit
-def deal_reserve(tab, lens, fd, reserve, meta, hist):
+def deal_reserve(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+) -> int:
     """Deal the 3 reserve cards face up onto columns 1, 2, 3 (assumed legal); returns the points."""
     rec = _push_history(meta, hist)
     rec[H_KIND] = KIND_RESERVE
@@ -367,7 +414,14 @@ def deal_reserve(tab, lens, fd, reserve, meta, hist):
 
 
 @jit
-def undo(tab, lens, fd, reserve, meta, hist):
+def undo(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+) -> int:
     """Take back the last remembered move exactly; returns the points it had earned (-1: none)."""
     if meta[M_HIST_COUNT] == 0:
         return -1
@@ -415,7 +469,15 @@ def undo(tab, lens, fd, reserve, meta, hist):
 
 
 @jit_inline
-def apply_action(tab, lens, fd, reserve, meta, hist, action):
+def apply_action(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    action: int,
+) -> int:
     """Play a legal action; returns the score change (negative for an undo)."""
     if action == UNDO_ACTION:
         return -undo(tab, lens, fd, reserve, meta, hist)
@@ -510,13 +572,29 @@ def _generate(tab, lens, fd, meta, sink, listing):
 
 
 @jit
-def legal_moves(tab, lens, fd, reserve, meta, out):
+def legal_moves(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    out: np.ndarray,
+) -> int:
     """Write the legal card moves and reserve deal (not undo) into ``out``; returns how many."""
     return _generate(tab, lens, fd, meta, out, True)
 
 
 @jit_inline
-def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
+def legal_mask(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    allow_undo: bool,
+    mask: np.ndarray,
+) -> int:
     """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal actions.
 
     With ``allow_undo``, undo is legal in any game not won that remembers a move, also when no
@@ -533,7 +611,17 @@ def legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask):
 
 
 @jit_inline
-def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
+def step(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    action: int,
+    allow_undo: bool,
+    mask: np.ndarray,
+) -> tuple[int, int, int]:
     """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``.
 
     The legal count includes undo (`legal_mask`); 0 means the game has ended.
@@ -553,7 +641,18 @@ def step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask):
 
 
 @jit
-def random_playout(tab, lens, fd, reserve, meta, hist, seed, total_moves, max_game_moves, relaxed):
+def random_playout(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    seed: int,
+    total_moves: int,
+    max_game_moves: int,
+    relaxed: bool,
+) -> int:
     """Play random legal moves over fresh deals until ``total_moves``; returns the games started.
 
     Each game starts from the deal numbered by the generator and ends when won, stuck or

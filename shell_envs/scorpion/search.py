@@ -30,7 +30,14 @@ NO_MOVE = -1
 
 
 @jit
-def evaluate(tab, lens, fd, reserve, meta, loc):
+def evaluate(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    loc: np.ndarray,
+) -> float:
     """Heuristic value of a position; ``loc`` is scratch (52).  Hidden cards count as unknown.
 
     Removed sequences, turned cards, same-suit links, empty columns, kings at the base of a
@@ -66,7 +73,7 @@ def evaluate(tab, lens, fd, reserve, meta, loc):
 
 
 @jit
-def is_pointless(tab, lens, fd, action):
+def is_pointless(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, action: int) -> bool:
     """Whether ``action`` moves a whole column headed by a king onto an empty column, and
     removes nothing by it.
 
@@ -84,7 +91,14 @@ def is_pointless(tab, lens, fd, action):
 
 
 @jit
-def is_dead(tab, lens, fd, reserve, meta, moves):
+def is_dead(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    moves: np.ndarray,
+) -> bool:
     """Whether nothing but pointless king shuffles is legal: the game can make no more progress
     (`is_pointless`).
 
@@ -105,7 +119,7 @@ def _combine(h, value):
 
 
 @jit
-def position_hash(tab, lens, fd, meta):
+def position_hash(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, meta: np.ndarray) -> int:
     """A 32-bit hash of the visible layout: columns, face-down counts, reserve dealt or not."""
     h = int(meta[rules.M_RESERVE_DEALT]) + 8 * int(meta[rules.M_REMOVED])
     for c in range(rules.N_COLUMNS):
@@ -125,7 +139,18 @@ def _visited(h, visited, n_visited):
 
 
 @jit
-def successors(tab, lens, fd, reserve, meta, hist, actions, n, hashes, gains):
+def successors(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    actions: np.ndarray,
+    n: int,
+    hashes: np.ndarray,
+    gains: np.ndarray,
+) -> None:
     """Play and undo each of ``actions[:n]``, recording where it leads and what it gains.
 
     ``hashes[i]``: the `position_hash` after the action; ``gains[i]``: its change in
@@ -141,7 +166,20 @@ def successors(tab, lens, fd, reserve, meta, hist, actions, n, hashes, gains):
 
 
 @jit
-def greedy_choice(tab, lens, fd, reserve, meta, hist, moves, k, rng, noise, visited, n_visited):
+def greedy_choice(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    moves: np.ndarray,
+    k: int,
+    rng: np.ndarray,
+    noise: float,
+    visited: np.ndarray,
+    n_visited: int,
+) -> int:
     """The greedy move among ``moves[:k]``, or `NO_MOVE` when only pointless ones exist.
 
     Each move is played, the position evaluated (`evaluate`) and the move undone; the
@@ -178,7 +216,15 @@ def greedy_choice(tab, lens, fd, reserve, meta, hist, moves, k, rng, noise, visi
 
 
 @jit
-def fill_hidden(tab, lens, fd, reserve, unseen, n_unseen, rng):
+def fill_hidden(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    unseen: np.ndarray,
+    n_unseen: int,
+    rng: np.ndarray,
+) -> int:
     """Replace every `HIDDEN` card (face down, then reserve) by a random unseen card."""
     perm = unseen[:n_unseen].copy()
     for i in range(n_unseen - 1, 0, -1):
@@ -200,7 +246,7 @@ def fill_hidden(tab, lens, fd, reserve, unseen, n_unseen, rng):
 
 
 @jit
-def locate(tab, lens, fd, where):
+def locate(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, where: np.ndarray) -> None:
     """``where[card]`` = ``column * 64 + depth`` of every face-up card, -1 for the others."""
     where[:] = -1
     for c in range(rules.N_COLUMNS):
@@ -222,7 +268,9 @@ def _run_below(tab, lens, fd, col, depth):
 
 
 @jit
-def quick_gain(tab, lens, fd, where, action):
+def quick_gain(
+    tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, where: np.ndarray, action: int
+) -> float:
     """A cheap estimate of what a card move gains, read off the position without playing it.
 
     Turning a face-down card, building on the same suit (more for joining longer runs),
@@ -259,7 +307,18 @@ def quick_gain(tab, lens, fd, where, action):
 
 
 @jit
-def rollout_choice(tab, lens, fd, reserve, meta, moves, k, rng, noise, where):
+def rollout_choice(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    moves: np.ndarray,
+    k: int,
+    rng: np.ndarray,
+    noise: float,
+    where: np.ndarray,
+) -> int:
     """The rollout policy: the best `quick_gain` plus noise, the reserve when nothing gains.
 
     Returns `NO_MOVE` when only pointless king shuffles are legal.
@@ -288,7 +347,19 @@ def rollout_choice(tab, lens, fd, reserve, meta, moves, k, rng, noise, where):
 
 
 @jit
-def rollout(tab, lens, fd, reserve, meta, hist, depth, noise, rng, moves, where):
+def rollout(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    depth: int,
+    noise: float,
+    rng: np.ndarray,
+    moves: np.ndarray,
+    where: np.ndarray,
+) -> int:
     """Play up to ``depth`` rollout-policy moves on a full state; returns the moves played."""
     for step in range(depth):
         if meta[rules.M_REMOVED] == 4:
@@ -305,22 +376,22 @@ def rollout(tab, lens, fd, reserve, meta, hist, depth, noise, rng, moves, where)
 
 @jit
 def rollout_values(
-    tab,
-    lens,
-    fd,
-    reserve,
-    meta,
-    unseen,
-    n_unseen,
-    roots,
-    n_roots,
-    samples,
-    rollouts,
-    depth,
-    noise,
-    seed,
-    out,
-):
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    unseen: np.ndarray,
+    n_unseen: int,
+    roots: np.ndarray,
+    n_roots: int,
+    samples: int,
+    rollouts: int,
+    depth: int,
+    noise: float,
+    seed: int,
+    out: np.ndarray,
+) -> None:
     """Mean value of each root action over ``samples`` determinizations of a view.
 
     Each sample deals the unseen cards at random into the hidden places (`fill_hidden`);

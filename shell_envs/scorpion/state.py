@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -24,7 +24,7 @@ class ScorpionState:
         self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist = arrays
 
     @property
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self) -> rules.StateArrays:
         """``(tab, lens, fd, reserve, meta, hist)``, the arguments of the rule functions."""
         return (self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist)
 
@@ -237,7 +237,7 @@ def _from_position(position: Mapping[str, Any], relaxed: bool) -> ScorpionState:
     return state
 
 
-def _is_list(value: object) -> bool:
+def _is_list(value: object) -> TypeGuard[Sequence[Any] | np.ndarray]:
     """A list, tuple or 1-D numpy array."""
     return isinstance(value, Sequence) or (isinstance(value, np.ndarray) and value.ndim == 1)
 
@@ -292,7 +292,9 @@ def check_layout(arrays: Sequence[Any]) -> None:
     _check_layout(*arrays[:5])
 
 
-def _check_layout(tab, lens, fd, reserve, meta) -> None:
+def _check_layout(
+    tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, reserve: np.ndarray, meta: np.ndarray
+) -> None:
     """The checks of `check_state` on everything but the undo history."""
     for c in range(rules.N_COLUMNS):
         n = int(lens[c])
@@ -358,7 +360,14 @@ def _check_layout(tab, lens, fd, reserve, meta) -> None:
         raise ValueError(f"state.meta entries {_META_USED}–15 are unused and must be 0")
 
 
-def _check_history(tab, lens, fd, reserve, meta, hist) -> None:
+def _check_history(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+) -> None:
     """Undo every remembered move on these copies, checking each record before using it."""
     for step in range(int(meta[rules.M_HIST_COUNT])):
         head = (int(meta[rules.M_HIST_HEAD]) - 1) % rules.HISTORY

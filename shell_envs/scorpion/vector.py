@@ -23,7 +23,15 @@ from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool, BufferSets
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
-from shell_envs.core.validation import action_index, choice, flag, integer, mapping, positive_int
+from shell_envs.core.validation import (
+    action_index,
+    choice,
+    flag,
+    integer,
+    mapping,
+    positive_int,
+    reset_needed,
+)
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
 from shell_envs.scorpion import deals
@@ -77,8 +85,21 @@ def _game(tab, lens, fd, reserve, meta, hist, i):
 
 
 @jit_inline
-def reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, number, relaxed,
-               allow_undo, kind):  # fmt: skip
+def reset_game(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    mask: np.ndarray,
+    obs: np.ndarray,
+    cards: np.ndarray,
+    number: int,
+    relaxed: bool,
+    allow_undo: bool,
+    kind: int,
+) -> None:
     """Deal ``number`` in one game (its arrays, mask, observation row, 52 cards of scratch)
     and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
     _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards)
@@ -87,9 +108,35 @@ def reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, number, rel
 
 
 @jit_inline
-def step_game(i, tab, lens, fd, reserve, meta, hist, mask, obs, cards, actions, allow_undo,
-              steps, max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended,
-              codes, rewards, terminated, truncated, gen, pool, use_pool):  # fmt: skip
+def step_game(
+    i: int,
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    mask: np.ndarray,
+    obs: np.ndarray,
+    cards: np.ndarray,
+    actions: np.ndarray,
+    allow_undo: bool,
+    steps: np.ndarray,
+    max_moves: int,
+    win_reward: bool,
+    relaxed: bool,
+    autoreset: np.ndarray,
+    numbers: np.ndarray,
+    kind: int,
+    fill_ended: bool,
+    codes: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    gen: np.ndarray,
+    pool: np.ndarray,
+    use_pool: bool,
+) -> None:
     """One game's part of a batch step: game ``i``'s arrays, mask, observation row and deal
     number generator (views in any layout) and the per-game vectors indexed by ``i``.
 
@@ -141,8 +188,22 @@ def step_game(i, tab, lens, fd, reserve, meta, hist, mask, obs, cards, actions, 
 
 
 @jit_parallel
-def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, allow_undo, masks,
-                kind, obs, cards):  # fmt: skip
+def batch_reset(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    numbers: np.ndarray,
+    which: np.ndarray,
+    relaxed: bool,
+    allow_undo: bool,
+    masks: np.ndarray,
+    kind: int,
+    obs: np.ndarray,
+    cards: np.ndarray,
+) -> None:
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(tab.shape[0]):
         if which[i]:
@@ -154,7 +215,16 @@ def batch_reset(tab, lens, fd, reserve, meta, hist, numbers, which, relaxed, all
 
 
 @jit_inline
-def fill_infos(i, meta, codes, numbers, counts, flags, code, deal):
+def fill_infos(
+    i: int,
+    meta: np.ndarray,
+    codes: np.ndarray,
+    numbers: np.ndarray,
+    counts: np.ndarray,
+    flags: np.ndarray,
+    code: np.ndarray,
+    deal: np.ndarray,
+) -> None:
     """Game ``i``'s infos (``meta`` its row): ``counts[:, i]`` score, removed and moves,
     ``flags[:, i]`` won and illegal, ``code[i]`` and ``deal[i]`` (`INFO_KEYS` in order)."""
     counts[0, i] = meta[engine.M_SCORE]
@@ -167,17 +237,53 @@ def fill_infos(i, meta, codes, numbers, counts, flags, code, deal):
 
 
 @jit_parallel
-def batch_infos(meta, codes, numbers, counts, flags, code, deal):
+def batch_infos(
+    meta: np.ndarray,
+    codes: np.ndarray,
+    numbers: np.ndarray,
+    counts: np.ndarray,
+    flags: np.ndarray,
+    code: np.ndarray,
+    deal: np.ndarray,
+) -> None:
     """Every game's infos (`fill_infos`)."""
     for i in prange(meta.shape[0]):
         fill_infos(i, row(meta, i), codes, numbers, counts, flags, code, deal)
 
 
 @jit_parallel
-def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, steps,
-               max_moves, win_reward, relaxed, autoreset, numbers, kind, fill_ended, obs, cards,
-               codes, rewards, terminated, truncated, gen, pool, use_pool, counts, flags, code,
-               deal):  # fmt: skip
+def batch_step(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    actions: np.ndarray,
+    allow_undo: bool,
+    masks: np.ndarray,
+    steps: np.ndarray,
+    max_moves: int,
+    win_reward: bool,
+    relaxed: bool,
+    autoreset: np.ndarray,
+    numbers: np.ndarray,
+    kind: int,
+    fill_ended: bool,
+    obs: np.ndarray,
+    cards: np.ndarray,
+    codes: np.ndarray,
+    rewards: np.ndarray,
+    terminated: np.ndarray,
+    truncated: np.ndarray,
+    gen: np.ndarray,
+    pool: np.ndarray,
+    use_pool: bool,
+    counts: np.ndarray,
+    flags: np.ndarray,
+    code: np.ndarray,
+    deal: np.ndarray,
+) -> None:
     """Step every game (`step_game`) and write its infos (`fill_infos`).
 
     The rule functions of an ordinary step (a card move, the new mask, the encoding) are
@@ -194,7 +300,19 @@ def batch_step(tab, lens, fd, reserve, meta, hist, actions, allow_undo, masks, s
 
 
 @jit_inline
-def check_game(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
+def check_game(
+    i: int,
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    actions: np.ndarray,
+    allow_undo: bool,
+    skip: np.ndarray,
+    codes: np.ndarray,
+) -> None:
     """``codes[i]``: the check code of game ``i``'s action (its arrays; ``skip[i]``: the game is
     being reset, so its action does not count)."""
     a = actions[i]
@@ -207,7 +325,18 @@ def check_game(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip,
 
 
 @jit_parallel
-def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
+def batch_check(
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+    hist: np.ndarray,
+    actions: np.ndarray,
+    allow_undo: bool,
+    skip: np.ndarray,
+    codes: np.ndarray,
+) -> None:
     """The check code of every game's action (`check_game`)."""
     for i in prange(tab.shape[0]):
         g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
@@ -215,7 +344,7 @@ def batch_check(tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, c
                    codes)  # fmt: skip
 
 
-def explain_action(arrays: tuple[np.ndarray, ...], action: Any, n_actions: int, allow_undo: bool,
+def explain_action(arrays: engine.StateArrays, action: Any, n_actions: int, allow_undo: bool,
                    lang: str) -> str | None:  # fmt: skip
     """Why ``action`` is illegal in the game of ``arrays`` (one game's state arrays), in
     ``lang``; None when it is legal.  The single env's words for the same game
@@ -304,6 +433,19 @@ class ScorpionVectorEnv(VectorEnv):
     step resets that game and ignores its action.
     """
 
+    # set by configure(), which the GPU env shares
+    rules: str
+    illegal_action: str
+    lang: str
+    reward_mode: str
+    allow_undo: bool
+    mask_in_obs: bool
+    max_moves: int
+    encoder: Any
+    n_actions: int
+    _relaxed: bool
+    _kind: int
+
     def __init__(
         self,
         num_envs: int,
@@ -352,9 +494,10 @@ class ScorpionVectorEnv(VectorEnv):
         self._gen = _generator_rows([None] * n)
         self._pool = np.zeros(1, np.int64)
         self._use_pool = False
+        self._started = False  # step, action_masks and redeal need a reset first
 
     @property
-    def arrays(self) -> tuple[np.ndarray, ...]:
+    def arrays(self) -> engine.StateArrays:
         """The batched state arrays ``(tab, lens, fd, reserve, meta, hist)``."""
         return self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist
 
@@ -384,10 +527,14 @@ class ScorpionVectorEnv(VectorEnv):
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
+        self._started = True
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
-        """Play one action in every game (``int[N]``)."""
+        """Play one action in every game (``int[N]``); before the first ``reset``,
+        ``ResetNeeded``."""
+        if not self._started:
+            raise reset_needed("step()")
         acts = self._as_actions(actions)
         if self.illegal_action == "raise":
             batch_check(*self.arrays, acts, self.allow_undo, self._autoreset, self._codes)
@@ -407,8 +554,8 @@ class ScorpionVectorEnv(VectorEnv):
             ended = self._autoreset.copy()
             # as Gymnasium's vector envs give it: one observation per env, None where none ended
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended):
-                final_obs[i] = _row(observations, int(i))
+            for e in np.flatnonzero(ended):
+                final_obs[e] = _row(observations, int(e))
             final_info = infos
             self._draw_deals(ended)
             batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
@@ -423,7 +570,10 @@ class ScorpionVectorEnv(VectorEnv):
         return observations, rewards, terminated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
-        """``bool[N, A]``: for each game, True where the engine accepts the action."""
+        """``bool[N, A]``: for each game, True where the engine accepts the action (before the
+        first ``reset``: ``ResetNeeded``)."""
+        if not self._started:
+            raise reset_needed("action_masks()")
         return self._mask_pool.copy_of(self.masks)
 
     def _as_actions(self, actions: Any) -> np.ndarray:
@@ -461,8 +611,11 @@ class ScorpionVectorEnv(VectorEnv):
 
         For a learner that gives up on a game the env would let run on (e.g. one left with
         nothing but moves back into positions it has seen).  The new observations and masks
-        are those the env returns next; no step is counted.
+        are those the env returns next; no step is counted.  Before the first ``reset`` there
+        are no games to end: ``ResetNeeded``.
         """
+        if not self._started:
+            raise reset_needed("redeal()")
         which = np.zeros(self.num_envs, np.bool_)
         for i in envs:
             which[integer("env index", i, 0, self.num_envs - 1)] = True

@@ -182,14 +182,13 @@ class ScorpionView:
             if 0 <= s < 4:
                 known[int(s) * 13 : int(s) * 13 + 13] = True
         unseen = np.flatnonzero(~known).astype(np.int8)
-        arrays = []
-        for array in (tab, lens, fd, reserve, meta, unseen):
-            array = np.ascontiguousarray(array)
+        frozen = tuple(np.ascontiguousarray(a) for a in (tab, lens, fd, reserve, meta, unseen))
+        for array in frozen:
             array.flags.writeable = False
-            arrays.append(array)
+        tab, lens, fd, reserve, meta, unseen = frozen
         if check:
-            check_view(*arrays)
-        return cls(*arrays, True)
+            check_view(tab, lens, fd, reserve, meta, unseen)
+        return cls(tab, lens, fd, reserve, meta, unseen, True)
 
     def legal(self, action_mask: Any) -> np.ndarray:
         """The legal actions of ``action_mask`` (undo left out unless it is the only one).

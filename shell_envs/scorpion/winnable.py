@@ -34,7 +34,7 @@ def _check_rules(rules: str) -> str:
 def _table(rules: str) -> tuple[tuple[int, ...], dict[int, tuple[int, ...]]]:
     """The seeds of a rule set and the stored solutions, read once."""
     name = f"scorpion_winnable_{_check_rules(rules)}.txt"
-    text = resources.files("shell_envs").joinpath("data", name).read_text(encoding="utf-8")
+    text = (resources.files("shell_envs") / "data" / name).read_text(encoding="utf-8")
     seeds: list[int] = []
     lines: dict[int, tuple[int, ...]] = {}
     for raw in text.splitlines():
@@ -60,7 +60,7 @@ class DealVerdict(NamedTuple):
 def deal_verdicts(rules: str = "classic") -> dict[int, DealVerdict]:
     """Every deal number of the winnability study with its verdict under ``rules``."""
     name = f"scorpion_verdicts_{_check_rules(rules)}.tsv"
-    text = resources.files("shell_envs").joinpath("data", name).read_text(encoding="utf-8")
+    text = (resources.files("shell_envs") / "data" / name).read_text(encoding="utf-8")
     out = {}
     for raw in text.splitlines():
         if raw.startswith("#") or raw.startswith("seed") or not raw.strip():

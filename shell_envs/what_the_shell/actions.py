@@ -7,6 +7,10 @@ rule functions and GPU kernels call it for free; Python code calls the same func
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+import numpy as np
+
 from shell_envs.core.jit import jit_inline
 
 SIZE = 9
@@ -14,15 +18,18 @@ CELLS = SIZE * SIZE  # the actions 0–80
 
 __all__ = ["CELLS", "SIZE", "cell_at", "cell_at_plain", "row_col", "row_col_plain"]
 
+# the codec works on one index or elementwise on arrays of them
+Index = TypeVar("Index", int, np.ndarray)
+
 
 @jit_inline
-def cell_at(row, col):
+def cell_at(row: Index, col: Index) -> Index:
     """The cell index (action) of ``row`` and ``col`` (both 0–8)."""
     return row * SIZE + col
 
 
 @jit_inline
-def row_col(cell):
+def row_col(cell: Index) -> tuple[Index, Index]:
     """``(row, col)`` of a cell index (``0 <= cell < CELLS``)."""
     return cell // SIZE, cell % SIZE
 

@@ -52,7 +52,7 @@ def _fill(board, eggs, meta, player, out, one):
 
 
 @jit
-def encode_planes(board, eggs, meta, player):
+def encode_planes(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> np.ndarray:
     """Planes ``float32[5, 9, 9]``; see [`PlanesEncoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
     _fill(board, eggs, meta, player, out, 1.0)
@@ -60,7 +60,7 @@ def encode_planes(board, eggs, meta, player):
 
 
 @jit
-def encode_flat(board, eggs, meta, player):
+def encode_flat(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> np.ndarray:
     """Flat ``float32[325]``; see [`FlatEncoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
     _fill(board, eggs, meta, player, out, 1.0)
@@ -70,7 +70,9 @@ def encode_flat(board, eggs, meta, player):
 
 
 @jit
-def encode_planes_pair(board, eggs, meta):
+def encode_planes_pair(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Planes for black and for white in one native call (white's swaps channels 0 and 1)."""
     black = encode_planes(board, eggs, meta, rules.BLACK)
     white = black.copy()
@@ -82,7 +84,9 @@ def encode_planes_pair(board, eggs, meta):
 
 
 @jit
-def encode_flat_pair(board, eggs, meta):
+def encode_flat_pair(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Flat observations for black and for white in one native call."""
     black = encode_flat(board, eggs, meta, rules.BLACK)
     white = black.copy()
@@ -93,7 +97,7 @@ def encode_flat_pair(board, eggs, meta):
 
 
 @jit
-def legal_mask(board):
+def legal_mask(board: np.ndarray) -> np.ndarray:
     """``int8[81]``: 1 on the empty cells (both players' legal actions)."""
     mask = np.empty(rules.CELLS, dtype=np.int8)
     for cell in range(rules.CELLS):
@@ -102,7 +106,14 @@ def legal_mask(board):
 
 
 @jit
-def step_planes(board, eggs, meta, black_cell, white_cell, info):
+def step_planes(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_cell: int,
+    white_cell: int,
+    info: np.ndarray,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """`rules.try_step`, then both players' planes, in one native call (the hot path)."""
     outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
     black, white = encode_planes_pair(board, eggs, meta)
@@ -110,7 +121,14 @@ def step_planes(board, eggs, meta, black_cell, white_cell, info):
 
 
 @jit
-def step_flat(board, eggs, meta, black_cell, white_cell, info):
+def step_flat(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_cell: int,
+    white_cell: int,
+    info: np.ndarray,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """`rules.try_step`, then both players' flat observations, in one native call."""
     outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
     black, white = encode_flat_pair(board, eggs, meta)
@@ -118,7 +136,14 @@ def step_flat(board, eggs, meta, black_cell, white_cell, info):
 
 
 @jit_parallel
-def fill_planes_batch(board, eggs, meta, black, white, one):
+def fill_planes_batch(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black: np.ndarray,
+    white: np.ndarray,
+    one: float | np.uint8,
+) -> None:
     """Planes of ``N`` games for black and for white into ``black``/``white`` ``(N, 5, 81)``."""
     for i in prange(board.shape[0]):
         _fill(board[i], eggs[i], meta[i], rules.BLACK, black[i], one)
@@ -138,7 +163,14 @@ def _flatten(planes, out):
 
 
 @jit_inline
-def fill_flat_pair(board, eggs, meta, planes, black, white):
+def fill_flat_pair(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    planes: np.ndarray,
+    black: np.ndarray,
+    white: np.ndarray,
+) -> None:
     """One game's flat observations for black and for white into ``black``/``white`` (325),
     through the scratch ``planes`` (``float32[5, 81]``); batch loops and GPU kernels share it."""
     _fill(board, eggs, meta, rules.BLACK, planes, 1.0)
@@ -148,7 +180,9 @@ def fill_flat_pair(board, eggs, meta, planes, black, white):
 
 
 @jit_parallel
-def fill_flat_batch(board, eggs, meta, black, white):
+def fill_flat_batch(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black: np.ndarray, white: np.ndarray
+) -> None:
     """Flat observations of ``N`` games for black and for white into ``(N, 325)`` arrays."""
     for i in prange(board.shape[0]):
         planes = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
@@ -172,7 +206,9 @@ class PlanesEncoder:
     step_pair = staticmethod(step_planes)
 
     @staticmethod
-    def fill_batch(board, eggs, meta, black, white) -> None:
+    def fill_batch(
+        board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black: np.ndarray, white: np.ndarray
+    ) -> None:
         """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
         shape = (board.shape[0], N_PLANES, rules.CELLS)
         fill_planes_batch(board, eggs, meta, black.reshape(shape), white.reshape(shape), 1.0)
@@ -190,7 +226,9 @@ class FlatEncoder:
 
 
 @jit
-def encode_planes_uint8(board, eggs, meta, player):
+def encode_planes_uint8(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int
+) -> np.ndarray:
     """Planes ``uint8[5, 9, 9]``; see [`PlanesUint8Encoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.uint8)
     _fill(board, eggs, meta, player, out, np.uint8(255))
@@ -208,7 +246,9 @@ class PlanesUint8Encoder:
     encode = staticmethod(encode_planes_uint8)
 
     @staticmethod
-    def fill_batch(board, eggs, meta, black, white) -> None:
+    def fill_batch(
+        board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black: np.ndarray, white: np.ndarray
+    ) -> None:
         """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
         shape = (board.shape[0], N_PLANES, rules.CELLS)
         fill_planes_batch(

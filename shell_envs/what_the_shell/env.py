@@ -8,7 +8,6 @@ checks one and continues from it, as Scorpion's env does.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -18,7 +17,7 @@ from pettingzoo import ParallelEnv
 from shell_envs.core import background
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
-from shell_envs.core.validation import choice, positive_int
+from shell_envs.core.validation import choice, mapping, positive_int, reset_needed
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import ENCODERS, PlanesEncoder, encode_planes
@@ -41,6 +40,10 @@ RESULT = {
     rules.DRAW: {"black": 0.0, "white": 0.0},
 }
 NO_REWARD = {"black": 0.0, "white": 0.0}
+RESET_OPTIONS = ("position",)
+# PettingZoo's API checkers (api_test, parallel_api_test) call reset(seed=0,
+# options={"options": 1}) to see that reset takes the keyword: that one key is ignored
+CHECKER_PROBE = ("options",)
 FAST_INTS = frozenset({int, np.int64})  # checked by type first: the common, cheap case
 # Info codes and their text: OUTCOMES[info["outcome"]], ILLEGAL_REASONS[info["illegal_reason"]].
 # Infos hold numbers only (one schema at reset and every step; tensor libraries take no strings).
@@ -53,6 +56,10 @@ ILLEGAL_REASONS = (
     "occupied by a white turtle",
     "occupied by an egg",
 )
+# what step returns: observations, rewards, terminations, truncations and infos, by agent
+StepResult = tuple[
+    dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
+]
 
 
 class WhatTheShellEnv(ParallelEnv):
@@ -67,7 +74,7 @@ class WhatTheShellEnv(ParallelEnv):
         illegal_action: ``"lose"`` (the offender loses, the board is unchanged) or ``"raise"``.
     """
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "name": "what_the_shell_v0",
         "is_parallelizable": True,
         "render_modes": ["ansi", "rgb_array", "human"],
@@ -98,14 +105,17 @@ class WhatTheShellEnv(ParallelEnv):
             a: spaces.Dict({"observation": self.encoder.space, "action_mask": mask_space})
             for a in AGENTS
         }
-        self.action_spaces = {a: spaces.Discrete(rules.CELLS) for a in AGENTS}
+        self.action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(rules.CELLS) for a in AGENTS
+        }
         self.state_space = PlanesEncoder().space
         self._window: HumanWindow | None = None
         self._info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
         self.illegal_reasons: dict[str, str] = {}  # the last step's reasons, by offender
         self.board, self.eggs, self.meta = GameState.new()
+        self._started = False  # a game was started (reset or set_state): step may be called
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict:
         """The Dict observation space of ``agent``."""
         return self.observation_spaces[agent]
 
@@ -125,6 +135,7 @@ class WhatTheShellEnv(ParallelEnv):
             for i, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + i)
         self.board, self.eggs, self.meta = state
+        self._started = True
         self._info[:] = 0
         self.agents = list(AGENTS)
         self.illegal_reasons = {}
@@ -135,19 +146,14 @@ class WhatTheShellEnv(ParallelEnv):
     def check_reset(self, seed: Any, options: Any) -> tuple[int | None, GameState]:
         """Check ``reset``'s arguments without changing anything: ``(seed, state)``.
 
-        A bad seed (not a non-negative integer) or position gets a ``ValueError``; unknown
-        options are ignored with a warning.
+        A bad seed (not a non-negative integer), a bad position or an unknown option gets a
+        ``ValueError`` (an unknown option named with the accepted one it resembles:
+        ``'positon' (did you mean 'position'?)``), as Scorpion's reset does.  The one key
+        ``"options"`` is ignored: PettingZoo's API checkers pass ``{"options": 1}`` to see
+        that ``reset`` takes the keyword.
         """
         seed = seed_value("seed", seed)
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"options must be a dict; got {options!r}")
-        options = options or {}
-        unknown = set(options) - {"position"}
-        if unknown:
-            warnings.warn(
-                f"ignoring unknown reset options {sorted(unknown, key=str)}; accepted: 'position'",
-                stacklevel=3,
-            )
+        options = mapping("options", options, RESET_OPTIONS, "reset option", CHECKER_PROBE)
         if "position" in options:
             return seed, GameState(*position_to_arrays(options["position"]))
         return seed, GameState.new()
@@ -176,8 +182,11 @@ class WhatTheShellEnv(ParallelEnv):
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
-        """Play one round with both players' cells."""
+        """Play one round with both players' cells (before the first ``reset``, or
+        `set_state`: ``ResetNeeded``; after the game ended: ``RuntimeError``)."""
         if not self.agents:
+            if not self._started:
+                raise reset_needed("step()")
             raise RuntimeError("the game is over; call reset() to start a new one")
         if (
             type(actions) is not dict
@@ -206,7 +215,7 @@ class WhatTheShellEnv(ParallelEnv):
                 return self._after_round(outcome, encoded)
         return self._illegal(black, white)
 
-    def _illegal(self, black: Any, white: Any):
+    def _illegal(self, black: Any, white: Any) -> StepResult:
         """React to an illegal action per ``illegal_action``, without touching the board."""
         reasons = {}
         for agent, action in (("black", black), ("white", white)):
@@ -240,7 +249,7 @@ class WhatTheShellEnv(ParallelEnv):
             infos,
         )
 
-    def _after_round(self, outcome: int, encoded: list[np.ndarray] | None = None):
+    def _after_round(self, outcome: int, encoded: list[np.ndarray] | None = None) -> StepResult:
         """Build rewards, flags and infos after a played round."""
         outcome = int(outcome)  # a numpy integer when the rules ran as plain Python
         (collision, cap_b, cap_w, hatch_b, hatch_w, vanished, lost_b, lost_w, eggs_captured,
@@ -318,7 +327,7 @@ class WhatTheShellEnv(ParallelEnv):
                 "black": {"observation": black, "action_mask": mask},
                 "white": {"observation": white, "action_mask": mask.copy()},
             }
-        mask = self.action_masks()
+        mask = self._empty_cells()
         if self._encode_pair is not None:
             black, white = self._encode_pair(self.board, self.eggs, self.meta)
         else:
@@ -330,13 +339,23 @@ class WhatTheShellEnv(ParallelEnv):
         }
 
     def action_masks(self) -> np.ndarray:
-        """``int8[81]``: 1 on the empty cells, the legal actions of both players."""
+        """``int8[81]``: 1 on the empty cells, the legal actions of both players.
+
+        Before the first ``reset`` (or `set_state`) there is no game: ``ResetNeeded``.
+        """
+        if not self._started:
+            raise reset_needed("action_masks()")
+        return self._empty_cells()
+
+    def _empty_cells(self) -> np.ndarray:
+        """``int8[81]``: 1 on the empty cells."""
         return np.logical_not(self.board).view(np.int8)
 
     def action_mask(self) -> np.ndarray:
         """Deprecated name of [`action_masks`][], the name Scorpion and the vector env use."""
         warnings.warn(
-            "WhatTheShellEnv.action_mask() is deprecated; use action_masks()",
+            "WhatTheShellEnv.action_mask() is deprecated and is removed in 0.4.0; "
+            "use action_masks()",
             DeprecationWarning,
             stacklevel=2,
         )
@@ -355,6 +374,7 @@ class WhatTheShellEnv(ParallelEnv):
         """
         check_state(state)
         self.board, self.eggs, self.meta = state.copy()
+        self._started = True
         self._info[:] = 0
         self.illegal_reasons = {}
         self.agents = list(AGENTS) if self.meta[rules.OUTCOME] == rules.ONGOING else []
@@ -378,7 +398,13 @@ class WhatTheShellEnv(ParallelEnv):
         return describe_illegal(self.board, action)
 
     def render(self) -> str | np.ndarray | None:
-        """Render per ``render_mode``: text, an RGB image, or a window (returns None)."""
+        """Render per ``render_mode``: text, an RGB image, or a window (returns None).
+
+        Before the first ``reset`` (or `set_state`) there is no game: ``ResetNeeded`` (the
+        order enforcing of Gymnasium and PettingZoo refuses it there too).
+        """
+        if not self._started:
+            raise reset_needed("render()")
         if self.render_mode == "ansi":
             return render_ansi(self._game)
         if self.render_mode == "rgb_array":

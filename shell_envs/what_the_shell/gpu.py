@@ -24,10 +24,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from shell_envs.core import cuda
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice
+from shell_envs.core.validation import choice, reset_needed
 from shell_envs.what_the_shell import rules, vector
 from shell_envs.what_the_shell.encoders import (
     N_PLANES,
@@ -171,6 +172,17 @@ class WhatTheShellGpuVectorEnv:
 
     metadata = vector.WhatTheShellVectorEnv.metadata
     autoreset_mode = vector.WhatTheShellVectorEnv.autoreset_mode
+    # set by vector.configure, as on the CPU env
+    num_envs: int
+    max_rounds: int
+    illegal_action: str
+    copy: bool
+    encoder: Any
+    possible_agents: list[str]
+    single_observation_space: spaces.Space
+    single_action_space: spaces.Space
+    observation_space: spaces.Space
+    action_space: spaces.Space
 
     def __init__(
         self,
@@ -222,6 +234,7 @@ class WhatTheShellGpuVectorEnv:
                                                       *self._picks)  # fmt: skip
         self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
         self.seeds: list[int] | None = None
+        self._started = False  # step, sample_actions and action_masks need a reset first
 
     def _fresh_outputs(self, names: tuple[str, ...] = OUTPUTS) -> dict[str, tuple[Any, Any]]:
         """A fresh buffer for each output ``names`` the kernel writes: ``name: (argument,
@@ -254,8 +267,7 @@ class WhatTheShellGpuVectorEnv:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Reset every game to the empty board; ``seed`` (int or one per game) seeds sampling
         (`sample_actions` and ``action_space``)."""
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; the batched env takes none")
+        vector.check_reset_options(options)
         if seed is not None:
             seeds = vector.reset_seeds(seed, self.num_envs)
             self.seeds = seeds
@@ -263,12 +275,18 @@ class WhatTheShellGpuVectorEnv:
             self._rng.copy_to_device(cuda.random_states(self.num_envs, seeds[0]))
         self._autoreset.copy_to_device(np.ones(self.num_envs, np.bool_))
         self._launch_step(self._no_actions, self._no_actions)
+        self._started = True
         observations, _, _, _, infos = self._results()
         return observations, infos
 
-    def step(self, actions: dict[str, Any]):
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """One round in every game: ``actions = {"black": int[N], "white": int[N]}`` (any CUDA
-        array, DLPack producer or host array of integers)."""
+        array, DLPack producer or host array of integers); before the first ``reset``,
+        ``ResetNeeded``."""
+        if not self._started:
+            raise reset_needed("step()")
         if not isinstance(actions, dict) or set(actions) != set(AGENTS):
             raise ValueError(
                 "step() takes a dict with an array of N actions for each of 'black' and "
@@ -290,14 +308,19 @@ class WhatTheShellGpuVectorEnv:
 
     def sample_actions(self) -> dict[str, Any]:
         """A uniformly random legal action per game and player (``int64`` tensors on the
-        device, from the last step's masks), drawn on the device; valid until the next call."""
+        device, from the last step's masks), drawn on the device; valid until the next call
+        (before the first ``reset``: ``ResetNeeded``)."""
+        if not self._started:
+            raise reset_needed("sample_actions()")
         self._sample()
         black, white = self._pick_tensors
         return {"black": black, "white": white}
 
     def action_masks(self) -> Any:
         """``int8[N, 81]`` tensor: 1 on the empty cells of each game (both players' legal
-        actions)."""
+        actions); before the first ``reset``, ``ResetNeeded``."""
+        if not self._started:
+            raise reset_needed("action_masks()")
         board = cuda.as_torch(self.state["board"])
         if self.layout == "soa":
             board = board.T
@@ -317,7 +340,9 @@ class WhatTheShellGpuVectorEnv:
             self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
         step()
 
-    def _results(self) -> tuple[dict[str, Any], ...]:
+    def _results(
+        self,
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """This step's results in the CPU env's form: the views, in fresh dicts."""
         t = self._tensors
         return (

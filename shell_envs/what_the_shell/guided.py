@@ -19,6 +19,7 @@ from shell_envs.what_the_shell.mcts import (
     ROOT,
     UCB_SELECTION,
     WHITE_SIDE,
+    SearchTree,
     _backup,
     _init_node,
     _play_child,
@@ -142,7 +143,17 @@ def _guide(tree, node, net, uniform, mask, x, logits, black, white, mix, source)
 
 
 @jit
-def init_guided_root(tree, board, eggs, meta, mask, net, uniform, mix, source):
+def init_guided_root(
+    tree: SearchTree,
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    mask: np.ndarray,
+    net: network.Network,
+    uniform: bool,
+    mix: float,
+    source: int,
+) -> float:
     """Make ``board`` the root of a fresh guided tree (candidates within ``mask``).
 
     ``net`` is a network (`network`); ``uniform`` ignores it for uniform priors and
@@ -189,7 +200,16 @@ def _select_puct(tree, node, side, c_puct):
 
 
 @jit
-def run_guided_search(tree, iterations, net, uniform, selection, exploration, mix, source):
+def run_guided_search(
+    tree: SearchTree,
+    iterations: int,
+    net: network.Network,
+    uniform: bool,
+    selection: int,
+    exploration: float,
+    mix: float,
+    source: int,
+) -> None:
     """Run ``iterations`` network-guided iterations from the root made by init_guided_root.
 
     Both sides select independently over their candidates, by PUCT (`_select_puct`,

@@ -50,8 +50,8 @@ def _windows() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     table = np.array(windows, dtype=np.int64)
     per_cell = np.full((rules.CELLS, 4 * WINDOW), -1, dtype=np.int64)
     n_per_cell = np.zeros(rules.CELLS, dtype=np.int64)
-    for w, cells in enumerate(windows):
-        for cell in cells:
+    for w, window in enumerate(windows):
+        for cell in window:
             per_cell[cell, n_per_cell[cell]] = w
             n_per_cell[cell] += 1
     return table, per_cell, n_per_cell
@@ -62,7 +62,7 @@ N_WINDOWS = WINDOWS.shape[0]
 
 
 @jit
-def window_counts(board, counts):
+def window_counts(board: np.ndarray, counts: np.ndarray) -> None:
     """``counts[w, v]``: how many cells of window ``w`` hold value ``v`` (a board value)."""
     counts[:, :] = 0
     for w in range(N_WINDOWS):
@@ -181,7 +181,14 @@ def _vulnerable(board, cell, player, flags, anchors):
 
 
 @jit
-def attack_scores(board, eggs, meta, counts, player, out):
+def attack_scores(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    counts: np.ndarray,
+    player: int,
+    out: np.ndarray,
+) -> None:
     """``out[cell]``: what a turtle of ``player`` on each empty cell gains; -inf if occupied."""
     flags = np.zeros(rules.CELLS, dtype=np.int8)
     anchors = np.zeros(1, dtype=np.int64)
@@ -197,7 +204,13 @@ def attack_scores(board, eggs, meta, counts, player, out):
 
 
 @jit
-def score_both(board, eggs, meta, black_out, white_out):
+def score_both(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_out: np.ndarray,
+    white_out: np.ndarray,
+) -> None:
     """Both players' one-ply cell values (see `score_cells`), sharing the window counts."""
     counts = np.zeros((N_WINDOWS, 4), dtype=np.int32)
     window_counts(board, counts)
@@ -212,7 +225,9 @@ def score_both(board, eggs, meta, black_out, white_out):
 
 
 @jit
-def score_cells(board, eggs, meta, player, out):
+def score_cells(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray
+) -> None:
     """``out[cell]``: the one-ply value of ``player`` choosing each cell (-inf if occupied).
 
     Own gain plus ``DEFENCE`` times the opponent's gain on the same cell: taking a cell, or
@@ -249,7 +264,7 @@ def _top(board, scores, k, out):
 
 
 @jit
-def evaluate(board, meta):
+def evaluate(board: np.ndarray, meta: np.ndarray) -> float:
     """Black's value in [0, 1]: the outcome when decided, else the squashed window scores."""
     outcome = meta[rules.OUTCOME]
     if outcome == rules.BLACK_WINS:
@@ -282,7 +297,9 @@ def _squash(value):
 
 
 @jit
-def net_features(board, eggs, meta, player, out):
+def net_features(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int, out: np.ndarray
+) -> None:
     """Write the network's input for ``player`` into ``out`` (``float32[N_FEATURES]``).
 
     Seven planes of 81 (own turtles, opponent turtles, eggs, egg order, sudden death, own and

@@ -140,7 +140,9 @@ def _expand(tree, node):
 
 
 @jit
-def init_root(tree, board, eggs, meta, mask):
+def init_root(
+    tree: SearchTree, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, mask: np.ndarray
+) -> None:
     """Make ``board`` the root of a fresh tree; its candidates are restricted to ``mask``."""
     cands = tree.candidates
     n_cands = tree.n_candidates
@@ -259,7 +261,9 @@ def _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection):
 
 
 @jit
-def run_search(tree, iterations, selection, exploration, gamma):
+def run_search(
+    tree: SearchTree, iterations: int, selection: int, exploration: float, gamma: float
+) -> None:
     """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
 
     Each iteration descends by both sides' independent choices (expanding a node the second

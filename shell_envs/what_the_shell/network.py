@@ -35,7 +35,7 @@ Network = tuple[np.ndarray, ...]
 
 
 @jit
-def forward(net, x, logits):
+def forward(net: Network, x: np.ndarray, logits: np.ndarray) -> float:
     """One forward pass on features ``x``: writes ``logits`` (``float32[162]``), returns the value.
 
     The value is the winning chance of the player the features were made for, in (0, 1).

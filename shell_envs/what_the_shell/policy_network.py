@@ -64,7 +64,7 @@ def _convolve(source, kernel, bias, target):
 
 
 @jit
-def forward(net, x, logits):
+def forward(net: Network, x: np.ndarray, logits: np.ndarray) -> float:
     """One forward pass on features ``x`` (`network.N_FEATURES`): writes ``logits``
     (``float32[162]``: own moves, then the opponent's) and returns the winning chance."""
     w_in, b_in, w_mid, b_mid, w_policy, b_policy, w_value, b_value = net

@@ -21,7 +21,7 @@ PIECE_NAMES = {
 }
 
 
-def cell_name(index: int) -> str:
+def cell_name(index: int | np.integer) -> str:
     """``0`` → ``"a1"``, ``40`` → ``"e5"``, ``80`` → ``"i9"``."""
     row, col = row_col(int(index))
     return f"{COLUMNS[col]}{row + 1}"

@@ -28,9 +28,12 @@ def _egg_ages(eggs: np.ndarray, meta: np.ndarray) -> dict[int, int]:
 def _state(
     state: GameState | np.ndarray, eggs: np.ndarray | None, meta: np.ndarray | None
 ) -> GameState:
-    """The state a renderer was given: a `GameState`, or the three arrays by position."""
+    """The state a renderer was given: a `GameState`, or the three arrays by position (else a
+    ``ValueError``)."""
     if eggs is None and meta is None:
         return GameState(*state)
+    if isinstance(state, GameState) or eggs is None or meta is None:
+        raise ValueError("a renderer takes a GameState, or the three arrays board, eggs and meta")
     return GameState(state, eggs, meta)
 
 

@@ -124,13 +124,13 @@ def new_state() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @jit_inline
-def is_legal(board, cell):
+def is_legal(board: np.ndarray, cell: int) -> bool:
     """A player may choose any empty cell on the board."""
     return 0 <= cell < CELLS and board[cell] == EMPTY
 
 
 @jit_inline
-def lay_egg(board, eggs, meta, cell):
+def lay_egg(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, cell: int) -> None:
     """Collision: an egg is laid on ``cell`` as the newest egg."""
     board[cell] = EGG
     eggs[meta[N_EGGS]] = cell
@@ -138,7 +138,7 @@ def lay_egg(board, eggs, meta, cell):
 
 
 @jit_inline
-def remove_egg(eggs, meta, cell):
+def remove_egg(eggs: np.ndarray, meta: np.ndarray, cell: int) -> None:
     """Take ``cell`` out of the egg queue, keeping the others in age order."""
     n = meta[N_EGGS]
     j = 0
@@ -152,7 +152,9 @@ def remove_egg(eggs, meta, cell):
 
 
 @jit_inline
-def place(board, eggs, meta, black_cell, white_cell):
+def place(
+    board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black_cell: int, white_cell: int
+) -> bool:
     """Placement: both turtles land, or an egg is laid on a shared cell; True on collision."""
     if black_cell == white_cell:
         lay_egg(board, eggs, meta, black_cell)
@@ -199,7 +201,9 @@ def _any_enclosure(board, player, anchors, n_anchors):
 
 
 @jit_inline
-def find_captures(board, player, anchors, n_anchors, flags):
+def find_captures(
+    board: np.ndarray, player: int, anchors: np.ndarray, n_anchors: int, flags: np.ndarray
+) -> int:
     """Count ``player``'s enclosures ``[P, E, E, P]`` from its anchors and mark the enclosed cells.
 
     ``flags`` marks ``player``'s anchors with ``ANCHOR``; enclosed cells get ``DOOMED``.  An
@@ -223,7 +227,17 @@ def find_captures(board, player, anchors, n_anchors, flags):
 
 
 @jit_inline
-def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info, flags):
+def capture(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    anchors_b: np.ndarray,
+    n_b: int,
+    anchors_w: np.ndarray,
+    n_w: int,
+    info: np.ndarray,
+    flags: np.ndarray,
+) -> tuple[int, int]:
     """One capture wave: both players' enclosures found on one board, then removed together.
 
     ``flags`` is scratch (at least 81 entries, all zero; left zero).  Returns
@@ -258,7 +272,16 @@ def capture(board, eggs, meta, anchors_b, n_b, anchors_w, n_w, info, flags):
 
 
 @jit_inline
-def hatch(board, eggs, meta, captures_b, captures_w, hatched_b, hatched_w, info):
+def hatch(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    captures_b: int,
+    captures_w: int,
+    hatched_b: np.ndarray,
+    hatched_w: np.ndarray,
+    info: np.ndarray,
+) -> tuple[int, int]:
     """Hatching after a wave with ``captures_b`` / ``captures_w`` captures.
 
     Contested claims pair off first and the oldest eggs vanish; the leftover claims hatch the
@@ -312,7 +335,7 @@ def _longest_run(board, first, last):
 
 
 @jit_inline
-def on_line_of_five(board, cell):
+def on_line_of_five(board: np.ndarray, cell: int) -> bool:
     """Whether the turtle on ``cell`` lies on a line of five or more turtles of its colour.
 
     Counts the unbroken run of its colour up to four steps each way along each line
@@ -362,7 +385,7 @@ def _count_by_colour(board, low, high):
 
 
 @jit
-def winning_counts(board):
+def winning_counts(board: np.ndarray) -> tuple[int, int]:
     """``(black, white)`` winning-turtle counts: turtles on a line of five or more, each once."""
     n_lines = LINE_START.shape[0] - 1
     any_line = False
@@ -417,7 +440,7 @@ def _run_end(board, cell, d, sign):
 
 
 @jit_inline
-def arrival_counts(board, new_cells, n_new):
+def arrival_counts(board: np.ndarray, new_cells: np.ndarray, n_new: int) -> tuple[int, int]:
     """``(black, white)`` winning-turtle counts when every line of five runs through one of the
     ``n_new`` cells where turtles arrived this round (see `check_end`).
 
@@ -443,7 +466,13 @@ def arrival_counts(board, new_cells, n_new):
 
 
 @jit_inline
-def check_end(board, meta, info, arrivals=None, n_arrivals=0):
+def check_end(
+    board: np.ndarray,
+    meta: np.ndarray,
+    info: np.ndarray,
+    arrivals: np.ndarray | None = None,
+    n_arrivals: int = 0,
+) -> int:
     """End-of-round checks: the larger winning-turtle count wins, equal non-zero counts mean
     sudden death, and a full board with no winner is a draw.  Returns the outcome.
 
@@ -460,7 +489,15 @@ def check_end(board, meta, info, arrivals=None, n_arrivals=0):
 
 
 @jit_inline
-def step(board, eggs, meta, black_cell, white_cell, info, work=None):
+def step(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_cell: int,
+    white_cell: int,
+    info: np.ndarray,
+    work: np.ndarray | None = None,
+) -> int:
     """Play one round with both (legal) choices: placement, capture waves with hatching, checks.
 
     ``info`` (``int32[INFO_SIZE]``) is overwritten with what happened; returns the outcome.
@@ -476,7 +513,15 @@ def step(board, eggs, meta, black_cell, white_cell, info, work=None):
 
 
 @jit_inline
-def play_round(board, eggs, meta, black_cell, white_cell, info, work):
+def play_round(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_cell: int,
+    white_cell: int,
+    info: np.ndarray,
+    work: np.ndarray,
+) -> int:
     """`step` with its scratch ``work`` given: allocates nothing, so that it compiles for
     a GPU too (device code cannot allocate).
 
@@ -523,7 +568,15 @@ ILLEGAL = -1
 
 
 @jit_inline
-def try_step(board, eggs, meta, black_cell, white_cell, info, work=None):
+def try_step(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_cell: int,
+    white_cell: int,
+    info: np.ndarray,
+    work: np.ndarray | None = None,
+) -> int:
     """`step` if both cells are legal (empty, on the board), else ``ILLEGAL`` untouched."""
     if not (is_legal(board, black_cell) and is_legal(board, white_cell)):
         return ILLEGAL
@@ -531,7 +584,7 @@ def try_step(board, eggs, meta, black_cell, white_cell, info, work=None):
 
 
 @jit
-def random_empty_cell(board, n_empty):
+def random_empty_cell(board: np.ndarray, n_empty: int) -> int:
     """A uniformly random empty cell (``n_empty`` is the number of empty cells)."""
     k = np.random.randint(n_empty)
     for cell in range(CELLS):
@@ -543,7 +596,7 @@ def random_empty_cell(board, n_empty):
 
 
 @jit
-def count_empty(board):
+def count_empty(board: np.ndarray) -> int:
     """Number of empty cells."""
     n = 0
     for cell in range(CELLS):
@@ -553,7 +606,7 @@ def count_empty(board):
 
 
 @jit
-def random_playout(board, eggs, meta, max_rounds):
+def random_playout(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, max_rounds: int) -> int:
     """Play uniformly random rounds until the game ends or ``max_rounds``; returns rounds played.
 
     Uses numba's global generator (seed it with `seed_numba`).
@@ -571,13 +624,13 @@ def random_playout(board, eggs, meta, max_rounds):
 
 
 @jit
-def seed_numba(seed):
+def seed_numba(seed: int) -> None:
     """Seed the generator that compiled code uses (numba keeps its own)."""
     np.random.seed(seed)
 
 
 @jit
-def random_games(n_games, max_rounds, seed):
+def random_games(n_games: int, max_rounds: int, seed: int) -> int:
     """Play ``n_games`` random games from the empty board; returns the total rounds played."""
     np.random.seed(seed)
     board = np.zeros(CELLS, dtype=np.int8)

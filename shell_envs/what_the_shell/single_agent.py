@@ -20,7 +20,8 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
     warnings.warn(
-        f"shell_envs.what_the_shell.single_agent is deprecated; import {name} from {_NEW_HOME}",
+        f"shell_envs.what_the_shell.single_agent is deprecated and is removed in 0.4.0; "
+        f"import {name} from {_NEW_HOME}",
         DeprecationWarning,
         stacklevel=2,
     )

@@ -19,7 +19,7 @@ from shell_envs.core import background
 from shell_envs.core.buffers import BufferSets
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
-from shell_envs.core.validation import choice, flag, positive_int
+from shell_envs.core.validation import choice, flag, mapping, positive_int, reset_needed
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
 from shell_envs.what_the_shell import encoders, rules
@@ -81,8 +81,26 @@ def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
 
 
 @jit_inline
-def step_game(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
-              obs_w, mask_b, mask_w, rewards, flags, report):  # fmt: skip
+def step_game(
+    i: int,
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    info: np.ndarray,
+    work: np.ndarray,
+    black: np.ndarray,
+    white: np.ndarray,
+    autoreset: np.ndarray,
+    max_rounds: int,
+    kind: int,
+    obs_b: np.ndarray,
+    obs_w: np.ndarray,
+    mask_b: np.ndarray,
+    mask_w: np.ndarray,
+    rewards: np.ndarray,
+    flags: np.ndarray,
+    report: np.ndarray,
+) -> None:
     """Step game ``i`` (or reset it, if flagged in ``autoreset``) and observe it.
 
     ``board`` ... ``work``, ``obs_b``/``obs_w`` and ``mask_b``/``mask_w`` are game ``i``'s own
@@ -146,8 +164,24 @@ def step_game(i, board, eggs, meta, info, work, black, white, autoreset, max_rou
 
 
 @jit_parallel
-def batch_step(board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
-               obs_w, masks, rewards, flags, report):  # fmt: skip
+def batch_step(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    info: np.ndarray,
+    work: np.ndarray,
+    black: np.ndarray,
+    white: np.ndarray,
+    autoreset: np.ndarray,
+    max_rounds: int,
+    kind: int,
+    obs_b: np.ndarray,
+    obs_w: np.ndarray,
+    masks: np.ndarray,
+    rewards: np.ndarray,
+    flags: np.ndarray,
+    report: np.ndarray,
+) -> None:
     """Step every game and observe it, in one parallel loop (`step_game` per game).
 
     A game flagged in ``autoreset`` is reset instead (its actions are ignored).  Otherwise both
@@ -231,6 +265,12 @@ def reset_seeds(seed: Any, n: int) -> list[int]:
     return [seed_value(f"seed[{i}]", s) for i, s in enumerate(seed)]
 
 
+def check_reset_options(options: Any) -> None:
+    """A batched env's ``reset`` takes no options: anything but None or an empty dict gets the
+    ``ValueError`` of the single env's unknown options."""
+    mapping("options", options, (), "reset option")
+
+
 def raise_if_illegal(
     board: np.ndarray, autoreset: np.ndarray, black: np.ndarray, white: np.ndarray
 ) -> None:
@@ -268,6 +308,17 @@ class WhatTheShellVectorEnv:
 
     metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": AutoresetMode.NEXT_STEP}
     autoreset_mode = AutoresetMode.NEXT_STEP  # as Gymnasium's vector envs expose it
+    # set by configure(), which the GPU env shares
+    num_envs: int
+    max_rounds: int
+    illegal_action: str
+    copy: bool
+    encoder: Any
+    possible_agents: list[str]
+    single_observation_space: spaces.Space
+    single_action_space: spaces.Space
+    observation_space: spaces.Space
+    action_space: spaces.Space
 
     def __init__(
         self,
@@ -305,14 +356,14 @@ class WhatTheShellVectorEnv:
             ((len(REPORT_FIELDS), n), np.int32),
         ]
         self._results = BufferSets(results + [(shape, dtype)] * 2 * self.copy)
+        self._started = False  # step and action_masks need a reset first
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Reset every game to the empty board; ``seed`` (int or one per game) seeds sampling."""
         # checked first: a refused reset changes nothing
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; the batched env takes none")
+        check_reset_options(options)
         if seed is not None:
             seeds = reset_seeds(seed, self.num_envs)
             self.seeds = seeds
@@ -322,6 +373,7 @@ class WhatTheShellVectorEnv:
         self.meta[:] = 0
         self.info[:] = 0
         self._autoreset[:] = False
+        self._started = True
         obs_b, obs_w = self._obs_buffers(self._results.take())
         masks = np.ones((2, self.num_envs, rules.CELLS), np.int8)
         if self._kind != OTHER:
@@ -331,8 +383,19 @@ class WhatTheShellVectorEnv:
         nothing = np.zeros((len(REPORT_FIELDS), self.num_envs), np.int32)
         return observations, infos_of(nothing, np.zeros((len(FLAG_FIELDS), self.num_envs), bool))
 
-    def step(self, actions: dict[str, Any]):
-        """One round in every game: ``actions = {"black": int[N], "white": int[N]}``."""
+    def step(
+        self, actions: dict[str, Any]
+    ) -> tuple[
+        dict[str, Any],
+        dict[str, np.ndarray],
+        dict[str, np.ndarray],
+        dict[str, np.ndarray],
+        dict[str, Any],
+    ]:
+        """One round in every game: ``actions = {"black": int[N], "white": int[N]}`` (before
+        the first ``reset``: ``ResetNeeded``)."""
+        if not self._started:
+            raise reset_needed("step()")
         if not isinstance(actions, dict) or set(actions) != set(AGENTS):
             raise ValueError(
                 "step() takes a dict with an array of N actions for each of 'black' and "
@@ -358,7 +421,10 @@ class WhatTheShellVectorEnv:
         )
 
     def action_masks(self) -> np.ndarray:
-        """``int8[N, 81]``: 1 on the empty cells of each game (both players' legal actions)."""
+        """``int8[N, 81]``: 1 on the empty cells of each game (both players' legal actions);
+        before the first ``reset``, ``ResetNeeded``."""
+        if not self._started:
+            raise reset_needed("action_masks()")
         return np.logical_not(self.board).view(np.int8)
 
     def _as_actions(self, values: Any, agent: str) -> np.ndarray:
@@ -375,7 +441,7 @@ class WhatTheShellVectorEnv:
         """``illegal_action="raise"``: name the first illegal action, before any game moves."""
         raise_if_illegal(self.board, self._autoreset, black, white)
 
-    def _planes_views(self, black: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _planes_views(self, black: np.ndarray, white: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The observation buffers as ``(N, 5, 81)`` for the kernel (placeholders otherwise)."""
         if self._kind == OTHER:
             return self._placeholder, self._placeholder

@@ -111,7 +111,9 @@ def test_illegal_actions_and_errors_are_reported_and_the_bench_finishes(tmp_path
         "--agent",
         f"boom={USER_FILE}:Raising",
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # each of them failed every game it played
+    failed = [line.split("'")[1] for line in result.stderr.splitlines()]
+    assert failed == ["cheat", "words", "boom"]
     data, records = read(out)
     wts = data["what_the_shell"]
     for name in ("cheat", "words", "boom"):
@@ -164,7 +166,7 @@ def test_a_spec_that_cannot_load_fails_before_any_game(tmp_path: Path, spec, say
     result, out = bench(tmp_path, "--agent", spec)
     assert result.exit_code == 2
     assert says in result.output and "agent spec" in result.output
-    assert not (out / "games.jsonl").exists()
+    assert not out.exists()  # nor the folder the bench would have written
 
 
 def test_two_agents_with_one_name_must_be_named_apart(tmp_path: Path) -> None:

@@ -90,7 +90,8 @@ def games(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict]]:
     args = ["--games", "1", "--deals", "2", "--rules", "classic", "--agents", "random,greedy"]
     chosen = [*args, "--agent", f"cheat={USER_FILE}:illegal", *QUIET, "--out", str(out)]
     done = CliRunner().invoke(main, ["bench", *chosen])
-    assert done.exit_code == 0, done.output
+    assert done.exit_code == 1, done.output  # cheat failed every game: the results stand
+    assert done.stderr.startswith("Error: agent 'cheat' failed every game it played")
     lines = (out / "games.jsonl").read_text(encoding="utf-8").splitlines()
     return out / "games.jsonl", [json.loads(line) for line in lines]
 

@@ -6,6 +6,7 @@ Needs the ``train`` extra (stable-baselines3, sb3-contrib, torch); skipped witho
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -20,9 +21,22 @@ from shell_envs.cli import main
 from shell_envs.integrations.sb3 import load_agent
 from tests.examples.helpers import load_example
 
+PROGRESS = re.compile(r"^\[PPO\]: [\d,]+ of [\d,]+ steps \([\d,]+/s\), about \d+\.\d min left$")
 
-def test_train_scorpion_smoke(tmp_path):
-    results = load_example("train_scorpion").main(["--smoke", "--out", str(tmp_path)])
+
+def progress_lines(output: str) -> list[str]:
+    """The PPO progress lines of an example's output."""
+    return [line for line in output.splitlines() if line.startswith("[PPO]")]
+
+
+def test_train_scorpion_smoke(tmp_path, capsys):
+    example = load_example("train_scorpion")
+    results = example.main(["--smoke", "--out", str(tmp_path), "--progress-every", "0"])
+    output = capsys.readouterr().out
+    assert output.startswith("Scorpion (classic), MaskablePPO: 256 steps on 4 games")
+    ticks = progress_lines(output)
+    assert ticks and all(PROGRESS.match(line) for line in ticks)
+    assert "[final] evaluation: 2 of 2 deals" in output
     assert results["timesteps"] >= 256
     assert (tmp_path / "model.zip").is_file() and (tmp_path / "learning_curve.png").is_file()
     saved = json.loads((tmp_path / "results.json").read_text())
@@ -36,8 +50,14 @@ def test_train_scorpion_smoke(tmp_path):
     assert moves > 0 and end != "illegal"
 
 
-def test_train_what_the_shell_smoke(tmp_path):
-    results = load_example("train_what_the_shell").main(["--smoke", "--out", str(tmp_path)])
+def test_train_what_the_shell_smoke(tmp_path, capsys):
+    example = load_example("train_what_the_shell")
+    results = example.main(["--smoke", "--out", str(tmp_path), "--progress-every", "0"])
+    output = capsys.readouterr().out
+    assert output.startswith("What the Shell, MaskablePPO: imitates greedy (4 games")
+    ticks = progress_lines(output)
+    assert ticks and all(PROGRESS.match(line) for line in ticks)
+    assert "[imitation 0] greedy's games: 4 of 4 games" in output
     assert results["timesteps"] >= 256
     assert (tmp_path / "model.zip").is_file() and (tmp_path / "learning_curve.png").is_file()
     saved = json.loads((tmp_path / "results.json").read_text())

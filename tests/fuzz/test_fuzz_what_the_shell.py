@@ -281,7 +281,7 @@ def vector_snapshot(env) -> tuple:
         ([1, 2], None, "got 2 seeds for 3 games"),
         (-5, None, "seed must be an integer ≥ 0"),
         (1.5, None, "seed must be an integer, None or a list"),
-        (9, {"position": {}}, "the batched env takes none"),
+        (9, {"position": {}}, r"unknown reset option\(s\) in options: .position.; accepted: none"),
     ],
 )
 def test_vector_refused_resets_change_nothing(seed, options, fragment):

@@ -144,10 +144,16 @@ def test_the_example_trains_checkpoints_and_evaluates(local_ray, tmp_path):
     results = example.main(["--smoke", "--out", str(tmp_path)])
     assert results["env_steps"] >= 512 and len(results["history"]) == 2
     assert Path(results["checkpoint"]).is_dir()
+    for point in results["history"]:  # self-play: each game's returns sum to 0 over the seats
+        seats = point["seat_returns"]
+        if point["episodes"]:
+            assert set(seats) == {"black", "white"}, point
+            assert abs(seats["black"] + seats["white"]) < 1e-9
     assert (tmp_path / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     line = example.describe(results["history"][-1])
     assert re.fullmatch(r"iter +2: [\d,]+ env steps, [\d,]+ games, mean length "
-                        r"(\d+\.\d|-) rounds, mean return (shared [+-]\d+\.\d\d|-) \(\d+ s\)",
+                        r"(\d+\.\d|-) rounds, mean return (black [+-]\d+\.\d\d, "
+                        r"white [+-]\d+\.\d\d|-) \(\d+ s\)",
                         line), line  # fmt: skip
     from shell_envs.bench import evaluate
 

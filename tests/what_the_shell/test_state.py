@@ -179,6 +179,14 @@ def test_renderers_take_a_state_or_the_three_arrays():
     assert np.array_equal(render_rgb(state), render_rgb(state.board, state.eggs, state.meta))
 
 
+@pytest.mark.parametrize("render", [render_ansi, render_rgb])
+def test_renderers_refuse_a_partial_state(render):
+    state = played_env().get_state()
+    for args in ((state.board, state.eggs), (state.board, None, state.meta), (state, *state[1:])):
+        with pytest.raises(ValueError, match="GameState, or the three arrays"):
+            render(*args)
+
+
 def test_view_of_a_state():
     state = played_env().get_state()
     view = WhatTheShellView.from_state(state, rules.WHITE)

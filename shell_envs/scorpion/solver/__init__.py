@@ -230,7 +230,8 @@ def __getattr__(name: str) -> object:
     for part in (kernel, api, text):
         if name.startswith("_") and name in vars(part):
             warnings.warn(
-                f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{name}",
+                f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{name} "
+                "(the old name is removed in 0.4.0)",
                 DeprecationWarning,
                 stacklevel=2,
             )

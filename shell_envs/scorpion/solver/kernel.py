@@ -87,7 +87,7 @@ def _mix(x):
 
 
 @jit
-def position_hash(row, z, prune):
+def position_hash(row: np.ndarray, z: np.ndarray, prune: int) -> int:
     """Canonical hash: interchangeable columns are combined by an order-free sum (every column
     is salted with its number when P_SYMMETRY is off, so only identical positions meet)."""
     dealt = row[O_DEALT] != 0
@@ -106,7 +106,7 @@ def position_hash(row, z, prune):
 
 
 @jit
-def tt_insert(table, h):
+def tt_insert(table: np.ndarray, h: int) -> bool:
     """Insert ``h`` into the open-addressing set; False when it was already there."""
     mask = table.shape[0] - 1
     i = _mix(h) & mask
@@ -121,7 +121,14 @@ def tt_insert(table, h):
 
 
 @jit
-def load_row(row, tab, lens, fd, reserve, meta):
+def load_row(
+    row: np.ndarray,
+    tab: np.ndarray,
+    lens: np.ndarray,
+    fd: np.ndarray,
+    reserve: np.ndarray,
+    meta: np.ndarray,
+) -> None:
     """Copy an engine state into a compact row."""
     row[:] = 0
     for c in range(7):
@@ -164,7 +171,7 @@ def _settle(row, col):
 
 
 @jit
-def apply_packed(row, m):
+def apply_packed(row: np.ndarray, m: int) -> None:
     """Play packed move ``m`` (action + 512 * (source + 8 * depth)) on a compact row."""
     action = m & 511
     if action == rules.RESERVE_ACTION:
@@ -454,7 +461,9 @@ def _starved_card(row):
 
 
 @jit
-def gen_moves(row, relaxed, prune, out, scores):
+def gen_moves(
+    row: np.ndarray, relaxed: bool, prune: int, out: np.ndarray, scores: np.ndarray
+) -> int:
     """Write the ordered, symmetry-reduced moves of ``row`` into ``out``; returns how many.
 
     A dead position (Classic `_cyclic`; Relaxed `_stuck`, `_starved`) gets
@@ -548,7 +557,7 @@ def gen_moves(row, relaxed, prune, out, scores):
 
 
 @jit
-def evaluate(row, w):
+def evaluate(row: np.ndarray, w: np.ndarray) -> int:
     """Heuristic value of a full-information position (weights ``w``, see EVAL_WEIGHTS)."""
     v = w[0] * int(row[O_REMOVED])
     if row[O_DEALT] == 0:
@@ -574,7 +583,7 @@ def evaluate(row, w):
 
 
 @jit
-def pack_row(row, store, i):
+def pack_row(row: np.ndarray, store: np.ndarray, i: int) -> None:
     """Store ``row`` compactly as ``store[i]``: the cards column by column, then the counts."""
     k = 0
     for c in range(7):
@@ -586,7 +595,7 @@ def pack_row(row, store, i):
 
 
 @jit
-def unpack_row(store, i, row):
+def unpack_row(store: np.ndarray, i: int, row: np.ndarray) -> None:
     """Expand ``store[i]`` back into a full row (the inverse of `pack_row`)."""
     for j in range(PACK - 52):
         row[O_LENS + j] = store[i, 52 + j]
@@ -639,8 +648,22 @@ def _heap_pop(keys, vals, size):
 
 @jit
 def probe(
-    root, relaxed, prune, budget, salt, noise, w, z, table, store, parent, pmove, keys, vals, line
-):
+    root: np.ndarray,
+    relaxed: bool,
+    prune: int,
+    budget: int,
+    salt: int,
+    noise: int,
+    w: np.ndarray,
+    z: np.ndarray,
+    table: np.ndarray,
+    store: np.ndarray,
+    parent: np.ndarray,
+    pmove: np.ndarray,
+    keys: np.ndarray,
+    vals: np.ndarray,
+    line: np.ndarray,
+) -> tuple[int, int, int]:
     """Greedy best-first search from ``root`` for at most ``budget`` new positions.
 
     Positions are expanded best `evaluate` first (plus a deterministic noise of up to
@@ -696,7 +719,7 @@ def probe(
 
 
 @jit
-def tt_rehash(old, new):
+def tt_rehash(old: np.ndarray, new: np.ndarray) -> None:
     """Insert every hash of the table ``old`` into the (larger, empty) table ``new``."""
     for i in range(old.shape[0]):
         if old[i] != 0:
@@ -704,7 +727,17 @@ def tt_rehash(old, new):
 
 
 @jit
-def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed, prune):
+def search_init(
+    stack: np.ndarray,
+    moves: np.ndarray,
+    n_moves: np.ndarray,
+    next_move: np.ndarray,
+    ctl: np.ndarray,
+    table: np.ndarray,
+    z: np.ndarray,
+    relaxed: bool,
+    prune: int,
+) -> None:
     """Start a search from ``stack[0]``: record the root and its moves."""
     scores = np.empty(MAX_BRANCH, np.int64)
     ctl[:] = 0
@@ -718,7 +751,18 @@ def search_init(stack, moves, n_moves, next_move, ctl, table, z, relaxed, prune)
 
 
 @jit
-def search_run(stack, moves, n_moves, next_move, ctl, table, z, relaxed, prune, quota):
+def search_run(
+    stack: np.ndarray,
+    moves: np.ndarray,
+    n_moves: np.ndarray,
+    next_move: np.ndarray,
+    ctl: np.ndarray,
+    table: np.ndarray,
+    z: np.ndarray,
+    relaxed: bool,
+    prune: int,
+    quota: int,
+) -> None:
     """Continue the depth-first search for at most ``quota`` new nodes; updates ``ctl``."""
     scores = np.empty(MAX_BRANCH, np.int64)
     depth = int(ctl[C_DEPTH])

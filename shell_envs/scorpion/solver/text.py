@@ -43,17 +43,18 @@ def solve_command(
     replayed by the plain reference rules, and a loss is searched again by the reference
     search (no pruning) on up to ``check_nodes`` positions.
     """
-    if sum(x is not None for x in (seed, deal_file, position_file)) != 1:
-        raise ValueError("give exactly one of --seed N, --deal FILE or --position FILE")
+    one = sum(x is not None for x in (seed, deal_file, position_file)) == 1
     relaxed = rules == "relaxed"
-    if seed is not None:
+    if one and seed is not None:
         state, source = ScorpionState.from_number(seed, relaxed), f"deal {seed}"
-    elif deal_file is not None:
+    elif one and deal_file is not None:
         state = ScorpionState.from_deal(read_deal_file(deal_file), relaxed)
         source = f"deal file {deal_file}"
-    else:
+    elif one and position_file is not None:
         state = ScorpionState.from_position(read_position_file(position_file), relaxed)
         source = f"position file {position_file}"
+    else:
+        raise ValueError("give exactly one of --seed N, --deal FILE or --position FILE")
     result = solve(state, rules=rules, max_nodes=max_nodes, max_seconds=max_seconds)
     rate = result.nodes / result.seconds if result.seconds > 0 else 0.0
     lines = [
