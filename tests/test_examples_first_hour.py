@@ -22,6 +22,7 @@ WRITERS = {
     "train_what_the_shell_policy": ("torch", "parse_args"),
     "train_torchrl_ppo": ("torchrl", "parse"),
     "rllib_what_the_shell": ("ray", "parse_args"),
+    "train_with_ratings": ("sb3_contrib", "parse_args"),
 }
 PROGRESS = re.compile(r"^\[PPO\]: [\d,]+ of [\d,]+ steps \([\d,]+/s\), about \d+\.\d min left$")
 

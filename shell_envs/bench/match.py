@@ -44,7 +44,7 @@ from tqdm import tqdm
 
 from shell_envs._version import __version__
 from shell_envs.agents.spec import AgentSpec, AgentSpecError, parse_spec
-from shell_envs.bench import games, openings, patience, report, runner, scale, sequential
+from shell_envs.bench import cluster, games, openings, patience, report, runner, scale, sequential
 from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 from shell_envs.core.validation import integer, positive_int
 from shell_envs.registry import GAMES
@@ -323,7 +323,7 @@ def summarize(
     out: dict[str, Any] = {
         "games": len(counted),
         "status": _status(settings, tally),
-        "distinct_games": len({_game_key(r) for r in counted}),
+        **report.variety(counted),
     }
     if settings.game == WTS:
         out.update(_wts_result(counted, tally))
@@ -342,12 +342,6 @@ def _status(settings: MatchSettings, tally: Tally) -> str:
     if tally.decision is not None:
         return "decided"
     return "complete" if tally.units == settings.units else "unfinished"
-
-
-def _game_key(record: dict[str, Any]) -> str:
-    """What makes a game: where it started and every action."""
-    start = record.get("start") if record["game"] == WTS else record["deal"]
-    return json.dumps([start, record["actions"]], sort_keys=True)
 
 
 def _wts_result(counted: list[dict[str, Any]], tally: Tally) -> dict[str, Any]:
@@ -480,7 +474,9 @@ def markdown(data: dict[str, Any]) -> str:
             f"| {r['deals']} | {r['a']['wins']} | {r['b']['wins']} | "
             f"{wrd['a_only'] if wrd else 0} | {wrd['b_only'] if wrd else 0} | {diff} | {scores} |"
         )
-    lines += ["", f"Distinct games: {r['distinct_games']} of {r['games']}."]
+    repeats = r.get("most_played", 1)  # a match.json from before most_played
+    again = f", one of them played {repeats} times" if repeats > 1 else ""
+    lines += ["", f"Distinct games: {r['distinct_games']} of {r['games']}{again}."]
     if "sprt" in r:
         t, sp = r["sprt"], s["sprt"]
         unit = "Elo" if s["game"] == WTS else "win-rate points"
@@ -664,10 +660,11 @@ def run_match(
     openings_path: str | Path | None = None,
     rules: str = patience.RULES[0],
     deal_set: str = "test",
-    workers: int = 1,
+    workers: int | None = 1,
     resume: bool = False,
     overwrite: bool = False,
     progress: bool = True,
+    ray: str | None = None,
 ) -> MatchResult:
     """Play agent ``a`` against agent ``b`` and write the results folder ``out``.
 
@@ -676,21 +673,34 @@ def run_match(
     Bad settings raise ``ValueError`` (`AgentSpecError` for an agent) before anything is
     written, and leave no folder behind; see the module doc for the rest.  Ctrl-C raises
     `MatchInterrupted`, every finished game kept.
+
+    ``ray``, a Ray cluster's address (or ``"auto"``), plays the games as Ray tasks there
+    (`shell_envs.bench.cluster`: the same records and result), ``workers`` at a time;
+    ``workers=None`` is the cluster's CPUs (without ``ray``, this machine's).  Ray missing,
+    or nothing answering at the address, raises `shell_envs.bench.cluster.ClusterError`
+    before anything is written.
     """
     settings = make_settings(a, b, game, games, seed, sprt, alpha, beta, max_games,
                              openings_path, rules, deal_set)  # fmt: skip
-    workers = positive_int("workers", workers, high=MAX_WORKERS)
+    if workers is not None:
+        workers = positive_int("workers", workers, high=MAX_WORKERS)
     if resume and overwrite:
         raise ValueError("resume and overwrite exclude each other: resume keeps the games")
     folder = Path(out)
-    with report.results_folder(folder, overwrite=True):  # no folder it made is left on error
-        records = open_match(settings, folder, resume, overwrite)
-        for spec in (settings.a, settings.b):
-            spec.make(settings.game, 0)  # a spec that does not load fails before any game
-        if not resume:
-            for name in MATCH_FILES:
-                (folder / name).unlink(missing_ok=True)
-    return _play(settings, folder, records, workers, progress)
+    with contextlib.ExitStack() as joined:
+        with report.results_folder(folder, overwrite=True):  # no folder it made is left on error
+            on = joined.enter_context(cluster.connect(ray))
+            records = open_match(settings, folder, resume, overwrite)
+            for spec in (settings.a, settings.b):
+                spec.make(settings.game, 0)  # a spec that does not load fails before any game
+                if on is not None:
+                    cluster.portable(spec)  # nor one that cannot go to the cluster
+            if not resume:
+                for name in MATCH_FILES:
+                    (folder / name).unlink(missing_ok=True)
+        if workers is None:
+            workers = min(on.cpus, MAX_WORKERS) if on is not None else runner.default_workers()
+        return _play(settings, folder, records, workers, progress, on)
 
 
 def _play(
@@ -699,6 +709,7 @@ def _play(
     records: dict[int, dict[str, Any]],
     workers: int,
     progress: bool,
+    on: cluster.Cluster | None = None,
 ) -> MatchResult:
     """Play the games ``records`` lacks, in schedule order, until the match is over."""
     start = time.perf_counter()
@@ -746,11 +757,7 @@ def _play(
 
             remaining = np.array([k for k in range(len(tasks)) if k not in records], int)
             if not tally.over and remaining.size:
-                if workers == 1:
-                    for k in remaining:
-                        collect(int(k), tasks[k].run(*tasks[k].args))
-                else:
-                    runner._run_pool(tasks, remaining, workers, collect)
+                runner.run_pool(tasks, remaining, workers, collect, on)
     except _Decided:
         pass
     except KeyboardInterrupt:

@@ -16,7 +16,8 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -54,6 +55,13 @@ def _interval(ci: Any, percent: bool = True) -> str:
     if percent:
         return f"[{_pct(low)}, {_pct(high)}]"
     return f"[{low:+.0f}, {high:+.0f}]"
+
+
+def _distinct(pair: dict[str, Any]) -> str:
+    """The distinct-games cell of a pair row: ``29 (one 19×)``, or ``100`` when no game
+    repeats."""
+    n, most = pair["distinct_games"], pair["most_played"]
+    return f"{n} (one {most}×)" if most > 1 else str(n)
 
 
 def _rating_cells(r: dict[str, Any], anchors: dict[str, Any]) -> tuple[str, str]:
@@ -169,16 +177,17 @@ def markdown(results: dict[str, Any]) -> str:
             f"The scale's anchors: {anchors}.",
             "",
             "Against each anchor (W / D / L from the agent's side; win rate with its Wilson "
-            "95% interval):",
+            "95% interval; distinct games: how many of the games differ in some move, with "
+            '"(one N×)" where a game was played N times, the most of any):',
             "",
-            "| agent | anchor | games | W / D / L | win rate | score |",
-            "|---|---|---:|---|---|---:|",
+            "| agent | anchor | games | W / D / L | win rate | score | distinct games |",
+            "|---|---|---:|---|---|---:|---:|",
         ]
         for p in wts["pairs"]:
             lines.append(
                 f"| {p['a']} | {p['b']} | {p['games']} | {p['wins_a']} / {p['draws']} / "
                 f"{p['wins_b']} | {_pct(p['win_rate_a'])} {_interval(p['ci'])} | "
-                f"{_pct(p['score_a'])} |"
+                f"{_pct(p['score_a'])} | {_distinct(p)} |"
             )
         lines += _problems(wts, "What the Shell")
     scorpion = results.get("scorpion")
@@ -435,6 +444,29 @@ def results_folder(out: str | Path, overwrite: bool = False) -> Iterator[Path]:
             except OSError:  # not empty (results written), or gone: keep the rest
                 break
         raise
+
+
+def game_key(record: dict[str, Any]) -> str:
+    """What makes a game, as a string: where it started (What the Shell: the ``start``
+    position, ``null`` for the empty board; Scorpion: the rules and the deal) and every
+    action.  Two records with the same key are the same game, whoever played it."""
+    if record["game"] == GAMES["what_the_shell"].name:
+        start: Any = record.get("start")
+    else:
+        start = [record["rules"], record["deal"]]
+    return json.dumps([start, record["actions"]], sort_keys=True, separators=(",", ":"))
+
+
+def variety(records: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many different games ``records`` hold: ``distinct_games`` (different
+    `game_key`s) and ``most_played``, the number of times the game played most often was
+    played (1 when no game repeats, 0 without records).
+
+    Agents that break few ties replay the same games: 100 games of one pairing can be far
+    fewer distinct ones, and these two numbers say so.
+    """
+    counts = Counter(game_key(r) for r in records)
+    return {"distinct_games": len(counts), "most_played": max(counts.values(), default=0)}
 
 
 def failed_agents(records: list[dict[str, Any]]) -> dict[str, str]:

@@ -8,8 +8,9 @@ task for a pool of worker processes (``ProcessPoolExecutor``), so the progress b
 finished game; a game's seeds depend only on the bench seed and its place in the schedule,
 so the figures do not depend on the number of workers.  Compiled code is built once, before
 the workers start: in the main process, and the second game's at the same time in a process
-of its own (`warm_up_games`).  `run_bench` writes the results folder
-(`shell_envs.bench.report`); `evaluate` returns the report of one agent.
+of its own (`warm_up_games`).  With a Ray cluster's address the games are Ray tasks on its
+nodes instead (`shell_envs.bench.cluster`), with the same records.  `run_bench` writes the
+results folder (`shell_envs.bench.report`); `evaluate` returns the report of one agent.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from tqdm import tqdm
 
 from shell_envs._version import __version__
 from shell_envs.agents.spec import AgentSpec, AgentSpecError, object_spec, parse_spec
-from shell_envs.bench import games, patience, report, scale
+from shell_envs.bench import cluster, games, patience, report, scale
 from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 from shell_envs.core.validation import integer, positive_int
 from shell_envs.registry import GAMES as _REGISTRY
@@ -299,8 +300,14 @@ def _fill_cache(games_played: list[str], rules: tuple[str, ...], agents: tuple) 
             os._exit(1)
 
 
-def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.BenchReport:
-    """Play the bench ``settings`` describe and return its report (nothing is written).
+def run(
+    settings: Settings,
+    workers: int = 1,
+    progress: bool = True,
+    on: cluster.Cluster | None = None,
+) -> report.BenchReport:
+    """Play the bench ``settings`` describe and return its report (nothing is written);
+    ``on`` a Ray cluster (`shell_envs.bench.cluster`), ``workers`` games at a time there.
 
     Ctrl-C stops at once: `BenchInterrupted` carries the report of the finished games.
     """
@@ -312,7 +319,7 @@ def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.B
         warm_up_games(playing, settings.rules, settings.agents, workers, notice=progress)
     except KeyboardInterrupt:  # while compiling: no game has started
         raise BenchInterrupted(summarize(settings, plan, {}, {}, workers, start, True)) from None
-    records, clocks, interrupted = play_tasks(plan, workers, progress, settings.seed)
+    records, clocks, interrupted = play_tasks(plan, workers, progress, settings.seed, on)
     result = summarize(settings, plan, records, clocks, workers, start, interrupted)
     if interrupted:
         raise BenchInterrupted(result)
@@ -320,9 +327,14 @@ def run(settings: Settings, workers: int = 1, progress: bool = True) -> report.B
 
 
 def play_tasks(
-    plan: list[Task], workers: int, progress: bool = True, seed: int = 0
+    plan: list[Task],
+    workers: int,
+    progress: bool = True,
+    seed: int = 0,
+    on: cluster.Cluster | None = None,
 ) -> tuple[dict[int, dict[str, Any]], dict[int, Any], bool]:
-    """Play every task on ``workers`` processes with a progress bar per section.
+    """Play every task on ``workers`` processes (or as Ray tasks ``on`` a cluster, `run_pool`)
+    with a progress bar per section.
 
     Returns the records and clocks by task index and whether Ctrl-C stopped the play (then
     only the finished games are there).  Tasks start in a fixed shuffled order, so that the
@@ -354,11 +366,7 @@ def play_tasks(
     order = np.random.default_rng(seed).permutation(len(plan))
     interrupted = False
     try:
-        if workers == 1:
-            for k in order:
-                collect(int(k), _play(plan[k]))
-        else:
-            _run_pool(plan, order, workers, collect)
+        run_pool(plan, order, workers, collect, on)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -367,9 +375,32 @@ def play_tasks(
     return records, clocks, interrupted
 
 
-def _run_pool(
-    plan: list[Task],
-    order: np.ndarray,
+def run_pool(
+    plan: Sequence[Task],
+    order: Sequence[int] | np.ndarray,
+    workers: int,
+    collect: Callable[[int, tuple[dict[str, Any], Any]], None],
+    on: cluster.Cluster | None = None,
+) -> None:
+    """Play the tasks numbered ``order`` and ``collect(k, result)`` each as it finishes: as
+    Ray tasks ``on`` a cluster, ``workers`` at a time (`shell_envs.bench.cluster`), else in
+    this process (one worker) or on ``workers`` processes.
+
+    Whatever stops it (Ctrl-C, an exception from ``collect``) stops the games still running
+    and is raised again; the games collected stay collected.
+    """
+    if on is not None:
+        on.play(plan, order, workers, collect)
+    elif workers == 1:
+        for k in order:
+            collect(int(k), _play(plan[k]))
+    else:
+        _run_processes(plan, order, workers, collect)
+
+
+def _run_processes(
+    plan: Sequence[Task],
+    order: Sequence[int] | np.ndarray,
     workers: int,
     collect: Callable[[int, tuple[dict[str, Any], Any]], None],
 ) -> None:
@@ -532,6 +563,7 @@ def run_bench(
     fail_fast: bool = False,
     progress: bool = True,
     overwrite: bool = False,
+    ray: str | None = None,
 ) -> tuple[report.BenchReport, dict[str, Path]]:
     """Run the bench and write the results folder; returns the report and the files written.
 
@@ -539,18 +571,27 @@ def run_bench(
     ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).  A
     folder ``out`` that holds results already stops the bench before any game
     (`ResultsExist`) unless ``overwrite`` is true.  A bench that stops before writing (a bad
-    agent, ``fail_fast``) leaves no folder it made.
+    agent, ``fail_fast``, a Ray cluster that does not answer) leaves no folder it made.
+
+    ``ray``, a Ray cluster's address (or ``"auto"``), plays the games as Ray tasks there
+    (`shell_envs.bench.cluster`; the same records), ``workers`` at a time (default: the
+    cluster's CPUs); `shell_envs.bench.cluster.ClusterError` when Ray is missing or nothing
+    answers there.
     """
     settings = make_settings(
         agents, game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast
     )
-    workers = (
-        default_workers() if workers is None else positive_int("workers", workers, high=MAX_WORKERS)
-    )
+    if workers is not None:
+        workers = positive_int("workers", workers, high=MAX_WORKERS)
     # before any game: a bad --out, or one holding results, fails now, not after the bench
-    with report.results_folder(out, overwrite):
+    with report.results_folder(out, overwrite), cluster.connect(ray) as on:
+        if on is not None:
+            for spec in settings.agents:
+                cluster.portable(spec)  # an agent that cannot go fails before any game
+        if workers is None:
+            workers = min(on.cpus, MAX_WORKERS) if on is not None else default_workers()
         try:
-            result = run(settings, workers, progress)
+            result = run(settings, workers, progress, on)
         except BenchInterrupted as stop:
             if stop.report.records:
                 stop.paths = stop.report.write(out, overwrite=True)  # checked above

@@ -37,6 +37,7 @@ from scipy.signal import convolve
 from scipy.stats import binom
 
 from shell_envs.agents.spec import AgentSpec, parse_spec
+from shell_envs.bench.report import variety
 from shell_envs.bench.tournament import ELO_SCALE, wilson_interval
 
 ANCHORS_FILE = "wts_anchors.json"
@@ -265,12 +266,16 @@ def summarize(
     ``ratings[name]`` has the rating and its interval (``None`` where the games give no
     finite value: `rate_on_scale`), whether the interval is too wide to be useful, the
     games, the score and the mean seconds per move; ``pairs`` one row per candidate and
-    anchor (``a`` the candidate, ``b`` the anchor); ``illegal`` and ``errors`` count per agent
-    and show the first ``examples`` cases.
+    anchor (``a`` the candidate, ``b`` the anchor), with how many of its games were distinct
+    (`shell_envs.bench.report.variety`); ``illegal`` and ``errors`` count per agent and show
+    the first ``examples`` cases.
     """
     table = table or anchor_table()
     ratings: dict[str, Any] = {}
     pairs = []
+    by_pairing: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        by_pairing.setdefault((r["pairing"]["candidate"], r["pairing"]["anchor"]), []).append(r)
     for name in candidates:
         scores = candidate_scores(records, name)
         if not scores:
@@ -301,6 +306,7 @@ def summarize(
                     "win_rate_a": wins / len(s),
                     "ci": list(wilson_interval(wins, len(s), confidence)),
                     "score_a": float(np.mean(s)),
+                    **variety(by_pairing[name, anchor]),
                 }
             )
     return {

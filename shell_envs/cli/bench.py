@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
-from shell_envs.cli.common import GAME_NAMES, SCORPION, read_line
+from shell_envs.cli.common import GAME_NAMES, RAY_OPTION, SCORPION, read_line
 
 __all__ = ["bench", "replay"]
 
@@ -102,6 +102,7 @@ def _split_agents(value: str) -> list[str]:
     default=None,
     help="Worker processes for the games [default: the CPUs available].",
 )
+@RAY_OPTION
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Bench seed."
 )
@@ -130,6 +131,7 @@ def bench(
     deals: int | None,
     deal_set: str,
     workers: int | None,
+    ray_address: str | None,
     seed: int,
     out: Path,
     overwrite: bool,
@@ -147,6 +149,7 @@ def bench(
     """
     from shell_envs.agents.spec import AgentSpecError
     from shell_envs.bench import report
+    from shell_envs.bench.cluster import ClusterError
     from shell_envs.bench.games import AgentError
 
     with contextlib.ExitStack() as cleanup:
@@ -178,6 +181,7 @@ def bench(
                 fail_fast=fail_fast,
                 progress=not no_progress,
                 overwrite=overwrite,
+                ray=ray_address,
             )
         except BenchInterrupted as stop:
             written = ", ".join(str(p) for p in stop.paths.values())
@@ -191,6 +195,8 @@ def bench(
             sys.exit(130)
         except AgentSpecError as exc:
             raise click.UsageError(str(exc)) from None
+        except ClusterError as exc:
+            raise click.ClickException(f"--ray: {exc}") from None
         except AgentError as exc:
             click.echo(f"Error: {exc} (--fail-fast)", err=True)
             sys.exit(1)

@@ -15,6 +15,7 @@ from shell_envs.registry import GAMES
 
 __all__ = [
     "GAME_NAMES",
+    "RAY_OPTION",
     "RULES_OPTION",
     "SCORPION",
     "WHAT_THE_SHELL",
@@ -34,6 +35,17 @@ RULES_OPTION = click.option(
     default=SCORPION.rule_sets[0],
     show_default=True,
     help="Classic: build on the same suit; Relaxed: on any suit.",
+)
+
+# bench and match: the games as Ray tasks on a cluster (shell_envs.bench.cluster)
+RAY_OPTION = click.option(
+    "--ray",
+    "ray_address",
+    default=None,
+    metavar="ADDRESS",
+    help="Play the games as Ray tasks on the cluster at ADDRESS (HOST:PORT, ray://HOST:PORT, "
+    "or auto: the one ray start began here), --workers at a time [default: the cluster's "
+    "CPUs]; needs the rllib extra.",
 )
 
 

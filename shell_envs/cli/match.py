@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from shell_envs.bench import MAX_SEED, MAX_WORKERS
-from shell_envs.cli.common import GAME_NAMES, RULES_OPTION, WHAT_THE_SHELL
+from shell_envs.cli.common import GAME_NAMES, RAY_OPTION, RULES_OPTION, WHAT_THE_SHELL
 
 __all__ = ["match"]
 
@@ -83,6 +83,7 @@ __all__ = ["match"]
     default=None,
     help="Worker processes for the games [default: the CPUs available].",
 )
+@RAY_OPTION
 @click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
@@ -107,6 +108,7 @@ def match(
     deal_set: str,
     seed: int,
     workers: int | None,
+    ray_address: str | None,
     out: Path | None,
     resume: bool,
     overwrite: bool,
@@ -123,7 +125,7 @@ def match(
     """
     from shell_envs.agents.spec import AgentSpecError
     from shell_envs.bench import match as matches
-    from shell_envs.bench.runner import default_workers
+    from shell_envs.bench.cluster import ClusterError
 
     # every refusal is one line (a ClickException), before any folder is made
     if resume and overwrite:
@@ -144,8 +146,8 @@ def match(
                     a, b, game=game, out=folder, games=games, seed=seed, sprt=sprt,
                     alpha=alpha, beta=beta, max_games=max_games, openings_path=openings,
                     rules=rules, deal_set=deal_set,
-                    workers=default_workers() if workers is None else workers,
-                    resume=resume, overwrite=overwrite, progress=not no_progress,
+                    workers=workers, resume=resume, overwrite=overwrite,
+                    progress=not no_progress, ray=ray_address,
                 )  # fmt: skip
             finally:
                 for warning in caught:
@@ -163,6 +165,8 @@ def match(
             err=True,
         )
         sys.exit(130)
+    except ClusterError as exc:
+        raise click.ClickException(f"--ray: {exc}") from None
     except (AgentSpecError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(result.markdown())

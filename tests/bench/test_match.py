@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -68,8 +69,8 @@ def test_the_statistics_are_those_of_the_records(fixed) -> None:
     assert (r["wins"], r["draws"], r["losses"]) == tuple(points.count(k) for k in (2, 1, 0))
     est = sequential.elo_from_pentanomial(r["pentanomial"])
     assert (r["score"], r["los"]) == (est.score, est.los)
-    distinct = {json.dumps([g["start"], g["actions"]]) for g in games}
-    assert r["distinct_games"] == len(distinct)
+    played = Counter(json.dumps([g["start"], g["actions"]]) for g in games)
+    assert (r["distinct_games"], r["most_played"]) == (len(played), max(played.values()))
     assert r["status"] == "complete" and r["pairs"] == 5 and r["openings"] == 5
     saved = json.loads((out / "match.json").read_text(encoding="utf-8"))
     assert saved["result"] == json.loads(json.dumps(r))

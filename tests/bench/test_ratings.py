@@ -115,7 +115,15 @@ def test_no_interval_has_zero_width_and_fewer_games_give_a_wider_one(per_anchor)
 def record(index: int, name: str, anchor: str, outcome: int) -> dict:
     """A What the Shell game record as the bench writes it (the candidate black)."""
     pairing = {"candidate": name, "anchor": anchor, "candidate_seat": "black"}
-    return {"index": index, "pairing": pairing, "outcome": outcome, "illegal": [], "errors": []}
+    return {
+        "game": "what_the_shell",
+        "index": index,
+        "pairing": pairing,
+        "actions": [[index % 81, (index + 1) % 81]],
+        "outcome": outcome,
+        "illegal": [],
+        "errors": [],
+    }
 
 
 def test_results_json_gives_null_for_what_the_games_do_not_bound() -> None:
@@ -137,7 +145,8 @@ def test_the_bench_reports_both_agents_of_the_issue_in_order(tmp_path: Path) -> 
     args += ["--no-progress", "--out", str(out)]
     args += ["--agent", f"first={USER_FILE}:first_legal", "--agent", f"cheat={USER_FILE}:illegal"]
     result = CliRunner().invoke(main, args)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # the cheat failed every game: said, exit 1
+    assert "Error: agent 'cheat' failed every game it played" in result.output
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     ratings = data["what_the_shell"]["ratings"]
     first, cheat = ratings["first"], ratings["cheat"]
