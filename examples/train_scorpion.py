@@ -65,7 +65,7 @@ from shell_envs.bench.evaluation import ScorpionResult
 from shell_envs.bench.evaluation import evaluate_scorpion as play_scorpion
 from shell_envs.bench.patience import DEAL_SETS, MAX_MOVES, STALL_MOVES, deal_numbers
 from shell_envs.core.jit import compile_notice
-from shell_envs.integrations.sb3 import ScorpionVecEnv
+from shell_envs.integrations.sb3 import ProgressCallback, ProgressLines, ScorpionVecEnv
 from shell_envs.scorpion import network, rules, search
 from shell_envs.scorpion.winnable import winnable_seeds
 
@@ -283,50 +283,12 @@ def export(policy: MovePolicy) -> network.Network:
     )
 
 
-class Ticker:
-    """Says how far a long step has come, in a line at most every ``seconds``: the count done
-    of the total, the speed since ``first`` (the count when it starts) and the time left."""
-
-    def __init__(self, what: str, total: int, unit: str, seconds: float, first: int = 0) -> None:
-        self.what, self.total, self.unit, self.seconds = what, total, unit, seconds
-        self.first = first
-        self.start = time.perf_counter()
-        self.next = self.start + seconds
-
-    def __call__(self, done: int) -> None:
-        """Print the line if it is due."""
-        now = time.perf_counter()
-        if now < self.next or done <= self.first:
-            return
-        self.next = now + self.seconds
-        rate = (done - self.first) / (now - self.start)
-        left = (self.total - done) / rate
-        print(f"{self.what}: {done:,} of {self.total:,} {self.unit} ({rate:,.0f}/s), "
-              f"about {left / 60:.1f} min left", flush=True)  # fmt: skip
-
-
-class Progress(BaseCallback):
-    """A `Ticker` over the PPO steps, its clock started at the first step (after what the
-    callbacks before it in a ``CallbackList`` did then, such as a first evaluation)."""
-
-    def __init__(self, total: int, seconds: float) -> None:
-        super().__init__()
-        self.total, self.seconds = total, seconds
-        self.ticker: Ticker | None = None
-
-    def _on_step(self) -> bool:
-        if self.ticker is None:
-            self.ticker = Ticker("[PPO]", self.total, "steps", self.seconds, self.num_timesteps)
-        self.ticker(self.num_timesteps)
-        return True
-
-
 def evaluate_deals(
     player: LearnedAgent | str, deals: list[int], rule_set: str, what: str, seconds: float
 ) -> ScorpionResult:
     """``play_scorpion`` over ``deals``, 100 at a time with a progress line when due; the
     figures are the same as in one call (every deal seeds the agent)."""
-    tick = Ticker(what, len(deals), "deals", seconds)
+    tick = ProgressLines(what, len(deals), "deals", seconds)
     parts = []
     for start in range(0, len(deals), 100):
         parts.append(play_scorpion(player, deals[start : start + 100], rule_set))
@@ -463,7 +425,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     trainer = Trainer(args, deals, env.venv)
     start = time.perf_counter()
-    progress = Progress(args.timesteps, args.progress_every)
+    progress = ProgressCallback(args.timesteps, args.progress_every)
     model.learn(total_timesteps=args.timesteps, callback=CallbackList([trainer, progress]))
     train_s = time.perf_counter() - start
     model.save(args.out / "model.zip")

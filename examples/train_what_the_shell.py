@@ -44,7 +44,12 @@ import shell_envs  # noqa: F401  (registers the Gymnasium ids)
 from shell_envs.agents import Agent, WhatTheShellView, choose_action, make_agent
 from shell_envs.bench.evaluation import MatchResult, play_match
 from shell_envs.core.jit import compile_notice
-from shell_envs.integrations.sb3 import WhatTheShellModelAgent, load_model
+from shell_envs.integrations.sb3 import (
+    ProgressCallback,
+    ProgressLines,
+    WhatTheShellModelAgent,
+    load_model,
+)
 from shell_envs.what_the_shell import search
 from shell_envs.what_the_shell.encoders import encode_flat
 from shell_envs.what_the_shell.env import WhatTheShellEnv
@@ -124,44 +129,6 @@ class OpponentPool:
         """This game's opponent's move from the full position."""
         observation = encode_flat(state.board, state.eggs, state.meta, state.player)
         return choose_action(self.current, observation, action_mask, state)
-
-
-class Ticker:
-    """Says how far a long step has come, in a line at most every ``seconds``: the count done
-    of the total, the speed since ``first`` (the count when it starts) and the time left."""
-
-    def __init__(self, what: str, total: int, unit: str, seconds: float, first: int = 0) -> None:
-        self.what, self.total, self.unit, self.seconds = what, total, unit, seconds
-        self.first = first
-        self.start = time.perf_counter()
-        self.next = self.start + seconds
-
-    def __call__(self, done: int) -> None:
-        """Print the line if it is due."""
-        now = time.perf_counter()
-        if now < self.next or done <= self.first:
-            return
-        self.next = now + self.seconds
-        rate = (done - self.first) / (now - self.start)
-        left = (self.total - done) / rate
-        print(f"{self.what}: {done:,} of {self.total:,} {self.unit} ({rate:,.0f}/s), "
-              f"about {left / 60:.1f} min left", flush=True)  # fmt: skip
-
-
-class Progress(BaseCallback):
-    """A `Ticker` over the PPO steps, its clock started at the first step (after what the
-    callbacks before it in a ``CallbackList`` did then, such as a first evaluation)."""
-
-    def __init__(self, total: int, seconds: float) -> None:
-        super().__init__()
-        self.total, self.seconds = total, seconds
-        self.ticker: Ticker | None = None
-
-    def _on_step(self) -> bool:
-        if self.ticker is None:
-            self.ticker = Ticker("[PPO]", self.total, "steps", self.seconds, self.num_timesteps)
-        self.ticker(self.num_timesteps)
-        return True
 
 
 class PoolCallback(BaseCallback):
@@ -274,7 +241,7 @@ def imitate(model: MaskablePPO, data: list[np.ndarray], epochs: int, seed: int) 
 def warm_start(model: MaskablePPO, args: argparse.Namespace) -> list[dict[str, Any]]:
     """Imitate greedy, then DAgger rounds; returns the accuracy and match of each round."""
     log = []
-    tick = Ticker("[imitation 0] greedy's games", args.imitate_games, "games",
+    tick = ProgressLines("[imitation 0] greedy's games", args.imitate_games, "games",
                   args.progress_every)  # fmt: skip
     data = imitation_data(make_agent(GAME, "greedy", seed=args.seed), args.imitate_games,
                           args.seed, args.gamma, tick)  # fmt: skip
@@ -282,7 +249,9 @@ def warm_start(model: MaskablePPO, args: argparse.Namespace) -> list[dict[str, A
         if round_:
             learner = WhatTheShellModelAgent(model, name="imitation")
             games = args.imitate_games // 2
-            tick = Ticker(f"[imitation {round_}] own games", games, "games", args.progress_every)
+            tick = ProgressLines(
+                f"[imitation {round_}] own games", games, "games", args.progress_every
+            )
             new = imitation_data(learner, games, args.seed + round_ * 10**5, args.gamma, tick)
             data = [np.concatenate([old, extra]) for old, extra in zip(data, new, strict=True)]
         epochs = args.imitate_epochs if round_ == 0 else max(1, args.imitate_epochs // 3)
@@ -375,7 +344,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     imitation_s = time.perf_counter() - start
     callback = PoolCallback(args.pool_every, args.pool_games, snapshots, snapshot_folder)
     start = time.perf_counter()
-    progress = Progress(args.timesteps, args.progress_every)
+    progress = ProgressCallback(args.timesteps, args.progress_every)
     model.learn(total_timesteps=args.timesteps, callback=CallbackList([callback, progress]))
     train_s = time.perf_counter() - start
     model.save(args.out / "model.zip")

@@ -98,15 +98,19 @@ def test_the_rllib_example_says_what_it_does_before_starting_ray(
     )
 
 
-@pytest.mark.parametrize("name", ["train_scorpion", "train_what_the_shell"])
-def test_the_ticker_reports_the_rate_since_it_started_and_the_time_left(
-    name: str, monkeypatch: pytest.MonkeyPatch
+def test_the_progress_lines_report_the_rate_since_they_started_and_the_time_left(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pytest.importorskip("sb3_contrib")
-    example = load_example(name)
+    from shell_envs.integrations import sb3
+
+    for name in ("train_scorpion", "train_what_the_shell"):  # the examples' lines are these
+        example = load_example(name)
+        assert example.ProgressLines is sb3.ProgressLines
+        assert example.ProgressCallback is sb3.ProgressCallback
     clock = SimpleNamespace(now=100.0)
-    monkeypatch.setattr(example.time, "perf_counter", lambda: clock.now)
-    ticker = example.Ticker("[PPO]", 10_000, "steps", 10.0, first=500)
+    monkeypatch.setattr(sb3.time, "perf_counter", lambda: clock.now)
+    ticker = sb3.ProgressLines("[PPO]", 10_000, "steps", 10.0, first=500)
     printed = io.StringIO()
     with redirect_stdout(printed):
         clock.now = 105.0

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
-from shell_envs.cli.common import GAME_NAMES, RAY_OPTION, SCORPION, read_line
+from shell_envs.cli.common import DEAL_SET_OPTION, GAME_NAMES, RAY_OPTION, SCORPION, read_line
 
 __all__ = ["bench", "replay"]
 
@@ -88,14 +88,7 @@ def _split_agents(value: str) -> list[str]:
     default=None,
     help="Scorpion deals per agent and rule set [default: 500; --quick 50].",
 )
-@click.option(
-    "--set",
-    "deal_set",
-    type=click.Choice(["dev", "test"]),
-    default="test",
-    show_default=True,
-    help="Scorpion deal set: dev (deals 0-4999, for tuning) or test (5000-9999, to report).",
-)
+@DEAL_SET_OPTION
 @click.option(
     "--workers",
     type=click.IntRange(1, MAX_WORKERS),

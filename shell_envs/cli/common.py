@@ -14,6 +14,7 @@ import click
 from shell_envs.registry import GAMES
 
 __all__ = [
+    "DEAL_SET_OPTION",
     "GAME_NAMES",
     "RAY_OPTION",
     "RULES_OPTION",
@@ -35,6 +36,16 @@ RULES_OPTION = click.option(
     default=SCORPION.rule_sets[0],
     show_default=True,
     help="Classic: build on the same suit; Relaxed: on any suit.",
+)
+
+# bench and match: Scorpion's fixed deal sets (shell_envs.bench.patience.DEAL_SETS)
+DEAL_SET_OPTION = click.option(
+    "--set",
+    "deal_set",
+    type=click.Choice(["dev", "test"]),
+    default="test",
+    show_default=True,
+    help="Scorpion deal set: dev (deals 0-4999, for tuning) or test (5000-9999, to report).",
 )
 
 # bench and match: the games as Ray tasks on a cluster (shell_envs.bench.cluster)

@@ -9,7 +9,13 @@ from pathlib import Path
 import click
 
 from shell_envs.bench import MAX_SEED, MAX_WORKERS
-from shell_envs.cli.common import GAME_NAMES, RAY_OPTION, RULES_OPTION, WHAT_THE_SHELL
+from shell_envs.cli.common import (
+    DEAL_SET_OPTION,
+    GAME_NAMES,
+    RAY_OPTION,
+    RULES_OPTION,
+    WHAT_THE_SHELL,
+)
 
 __all__ = ["match"]
 
@@ -66,14 +72,7 @@ __all__ = ["match"]
     help="What the Shell opening book [default: the one shipped, v1].",
 )
 @RULES_OPTION
-@click.option(
-    "--set",
-    "deal_set",
-    type=click.Choice(["dev", "test"]),
-    default="test",
-    show_default=True,
-    help="Scorpion deal set: dev (deals 0-4999) or test (5000-9999).",
-)
+@DEAL_SET_OPTION
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Match seed."
 )

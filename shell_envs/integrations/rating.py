@@ -77,6 +77,21 @@ class Rating:
         """The rating as JSON data, with its metric."""
         return {**asdict(self), "metric": self.metric}
 
+    def scalars(self) -> dict[str, float | int]:
+        """What a training logger records: the figure and its interval's ends under the
+        metric's name (``elo``, ``elo_lower``, ``elo_upper``; an open end left out), the games,
+        the score and the seconds."""
+        name = self.metric
+        values = {
+            name: self.rating,
+            f"{name}_lower": self.lower,
+            f"{name}_upper": self.upper,
+            "games": self.games,
+            "score": self.score,
+            "seconds": self.seconds,
+        }
+        return {key: value for key, value in values.items() if value is not None}
+
     def describe(self) -> str:
         """The rating in words: ``elo +412 [+250, +580] from 70 games in 12.3 s``."""
         percent = self.game == "scorpion"

@@ -489,6 +489,52 @@ def load_agent(
     return agent
 
 
+class ProgressLines:
+    """Says how far a long loop has come, in one printed line at most every ``seconds`` (a
+    log keeps each line, where a progress bar's redraws run together): the count done of the
+    total, the speed since ``first`` (the count when it starts) and the time left."""
+
+    def __init__(self, what: str, total: int, unit: str, seconds: float, first: int = 0) -> None:
+        self.what, self.total, self.unit, self.seconds = what, total, unit, seconds
+        self.first = first
+        self.start = time.perf_counter()
+        self.next = self.start + seconds
+
+    def __call__(self, done: int) -> None:
+        """Print the line if it is due."""
+        now = time.perf_counter()
+        if now < self.next or done <= self.first:
+            return
+        self.next = now + self.seconds
+        rate = (done - self.first) / (now - self.start)
+        left = (self.total - done) / rate
+        print(
+            f"{self.what}: {done:,} of {self.total:,} {self.unit} ({rate:,.0f}/s), "
+            f"about {left / 60:.1f} min left",
+            flush=True,
+        )
+
+
+class ProgressCallback(BaseCallback):
+    """`ProgressLines` over an SB3 algorithm's steps (``[PPO]: 20,480 of 2,000,000 steps
+    ...``), its clock started at the first step, after what the callbacks before it in a
+    ``CallbackList`` did then (such as a first evaluation)."""
+
+    def __init__(self, total: int, seconds: float, what: str = "[PPO]") -> None:
+        super().__init__()
+        self.total, self.seconds, self.what = total, seconds, what
+        self.lines: ProgressLines | None = None
+
+    def _on_step(self) -> bool:
+        """Start the clock at the first step, then print a line when one is due."""
+        if self.lines is None:
+            self.lines = ProgressLines(
+                self.what, self.total, "steps", self.seconds, self.num_timesteps
+            )
+        self.lines(self.num_timesteps)
+        return True
+
+
 class RatingCallback(BaseCallback):
     """Rate the model every ``every_steps`` env steps in a background process, and log it.
 
@@ -597,21 +643,10 @@ class RatingCallback(BaseCallback):
     def _write(self, rating: Rating) -> None:
         """Write a finished rating to the logger's outputs at the step of its snapshot,
         through a logger of its own (what the algorithm recorded is left for its dump)."""
-        name = rating.metric
-        values = {
-            name: rating.rating,
-            f"{name}_lower": rating.lower,
-            f"{name}_upper": rating.upper,
-            "games": rating.games,
-            "score": rating.score,
-            "step": rating.step,
-            "seconds": rating.seconds,
-        }
         out = Logger(self.logger.dir, self.logger.output_formats)
         out.set_level(self.logger.level)
-        for key, value in values.items():
-            if value is not None:
-                out.record(f"{self.prefix}/{key}", value)
+        for key, value in {**rating.scalars(), "step": rating.step}.items():
+            out.record(f"{self.prefix}/{key}", value)
         out.dump(rating.step)
         if self.verbose:
             print(f"rating of step {rating.step}: {rating.describe()}")

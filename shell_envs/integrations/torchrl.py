@@ -393,18 +393,8 @@ class RatingHook:
         """Log a finished rating at the step of its snapshot."""
         if self.logger is None:
             return
-        name = rating.metric
-        values = {
-            name: rating.rating,
-            f"{name}_lower": rating.lower,
-            f"{name}_upper": rating.upper,
-            "games": rating.games,
-            "score": rating.score,
-            "seconds": rating.seconds,
-        }
-        for key, value in values.items():
-            if value is not None:
-                self.logger.log_scalar(f"{self.prefix}/{key}", float(value), step=rating.step)
+        for key, value in rating.scalars().items():
+            self.logger.log_scalar(f"{self.prefix}/{key}", float(value), step=rating.step)
 
 
 def _left(deadline: float | None) -> float | None:
