@@ -8,8 +8,15 @@ from pathlib import Path
 
 import click
 
-from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
-from shell_envs.cli.common import DEAL_SET_OPTION, GAME_NAMES, RAY_OPTION, SCORPION, read_line
+from shell_envs.bench import MAX_DEALS, MAX_GAMES, MAX_SEED
+from shell_envs.cli.common import (
+    DEAL_SET_OPTION,
+    GAME_NAMES,
+    RAY_OPTION,
+    SCORPION,
+    WORKERS_OPTION,
+    read_line,
+)
 
 __all__ = ["bench", "replay"]
 
@@ -89,12 +96,7 @@ def _split_agents(value: str) -> list[str]:
     help="Scorpion deals per agent and rule set [default: 500; --quick 50].",
 )
 @DEAL_SET_OPTION
-@click.option(
-    "--workers",
-    type=click.IntRange(1, MAX_WORKERS),
-    default=None,
-    help="Worker processes for the games [default: the CPUs available].",
-)
+@WORKERS_OPTION
 @RAY_OPTION
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Bench seed."

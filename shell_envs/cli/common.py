@@ -1,7 +1,7 @@
 """What the command groups of ``shell-envs`` share: the games' names, options and line input.
 
-Light on purpose (click and the games registry only), so that ``shell-envs --help`` stays
-instant: the commands import the engines inside their bodies.
+Light on purpose (click, the games registry and the bench's limits only), so that
+``shell-envs --help`` stays instant: the commands import the engines inside their bodies.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import sys
 
 import click
 
+from shell_envs.bench.limits import MAX_WORKERS
 from shell_envs.registry import GAMES
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "RULES_OPTION",
     "SCORPION",
     "WHAT_THE_SHELL",
+    "WORKERS_OPTION",
     "finite",
     "read_line",
     "redraw",
@@ -46,6 +48,14 @@ DEAL_SET_OPTION = click.option(
     default="test",
     show_default=True,
     help="Scorpion deal set: dev (deals 0-4999, for tuning) or test (5000-9999, to report).",
+)
+
+# bench and match: how many games at once
+WORKERS_OPTION = click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=None,
+    help="Worker processes for the games [default: the CPUs available].",
 )
 
 # bench and match: the games as Ray tasks on a cluster (shell_envs.bench.cluster)

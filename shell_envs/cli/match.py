@@ -8,13 +8,14 @@ from pathlib import Path
 
 import click
 
-from shell_envs.bench import MAX_SEED, MAX_WORKERS
+from shell_envs.bench import MAX_SEED
 from shell_envs.cli.common import (
     DEAL_SET_OPTION,
     GAME_NAMES,
     RAY_OPTION,
     RULES_OPTION,
     WHAT_THE_SHELL,
+    WORKERS_OPTION,
 )
 
 __all__ = ["match"]
@@ -76,12 +77,7 @@ __all__ = ["match"]
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Match seed."
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(1, MAX_WORKERS),
-    default=None,
-    help="Worker processes for the games [default: the CPUs available].",
-)
+@WORKERS_OPTION
 @RAY_OPTION
 @click.option(
     "--out",
