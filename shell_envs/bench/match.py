@@ -469,7 +469,12 @@ def markdown(data: dict[str, Any]) -> str:
             else "–"
         )
         sd = r.get("score_difference")
-        scores = f"{sd['mean']:+.2f} [{sd['ci'][0]:+.2f}, {sd['ci'][1]:+.2f}]" if sd else "–"
+        if sd is None:
+            scores = "–"
+        elif sd["ci"][0] is None:  # every deal the same difference: no interval
+            scores = f"{sd['mean']:+.2f} (the same every deal)"
+        else:
+            scores = f"{sd['mean']:+.2f} [{sd['ci'][0]:+.2f}, {sd['ci'][1]:+.2f}]"
         lines.append(
             f"| {r['deals']} | {r['a']['wins']} | {r['b']['wins']} | "
             f"{wrd['a_only'] if wrd else 0} | {wrd['b_only'] if wrd else 0} | {diff} | {scores} |"
@@ -703,6 +708,20 @@ def run_match(
         return _play(settings, folder, records, workers, progress, on)
 
 
+def _now() -> str:
+    """The time now, as ``match.json`` gives it."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _created(path: Path) -> str:
+    """When the match being resumed was first started (now, if its file does not say)."""
+    try:
+        created = json.loads(path.read_text(encoding="utf-8"))["created"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return _now()
+    return created if isinstance(created, str) else _now()
+
+
 def _play(
     settings: MatchSettings,
     folder: Path,
@@ -719,7 +738,7 @@ def _play(
     header = {
         "version": __version__,
         "settings": settings.to_dict(),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": _created(folder / MATCH_NAME) if records else _now(),
     }
     _write_json(folder / MATCH_NAME, {**header, "workers": workers, "result": None})
     # the kept games alone, whole lines in schedule order: appending goes on after them
@@ -801,9 +820,10 @@ def _finish(
         **header,
         "workers": workers,
         "run": {
-            "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "finished": _now(),
             "wall_seconds": round(time.perf_counter() - start, 1),
-            "games_finished": len(records),
+            # once over, the games kept (those after the test decided are dropped)
+            "games_finished": len(counted) if final else len(records),
         },
         "result": result,
     }

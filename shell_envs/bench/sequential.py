@@ -31,7 +31,7 @@ match by the *pentanomial* counts of those five results.  From them:
   covers the difference far less often than nominal when one agent wins most discordant deals
   (``benchmarks/sprt_check.py`` measures both).
 * [`score_difference`][]: the mean per-deal score difference with the paired t interval
-  (normal-approximate).
+  (open when every deal gave the same difference).
 * [`PairedSPRT`][]: the same GSPRT on per-deal outcomes ``+1`` (only A won), ``0`` (tie),
   ``-1`` (only B won), testing the win-rate difference ``E[x] = p0`` against ``p1``.
 
@@ -439,18 +439,21 @@ def paired_wins(
 
 @dataclass(frozen=True)
 class MeanDifference:
-    """Mean of paired differences A − B with its interval, over ``n`` pairs."""
+    """Mean of paired differences A − B with its interval, over ``n`` pairs; ``lower`` and
+    ``upper`` are ``None`` when every difference was the same (no spread to size it by)."""
 
     mean: float
-    lower: float
-    upper: float
+    lower: float | None
+    upper: float | None
     n: int
 
 
 def score_difference(
     a_scores: Sequence[float], b_scores: Sequence[float], confidence: float = 0.95
 ) -> MeanDifference:
-    """Mean score difference A − B per deal with the paired t interval (normal-approximate)."""
+    """Mean score difference A − B per deal with the paired t interval (Student's t on the
+    per-deal differences).  When every deal gave the same difference the t interval would
+    have no width, which the data cannot support: the interval is then left open (``None``)."""
     _check_confidence(confidence)
     a = np.asarray(a_scores, dtype=np.float64)
     b = np.asarray(b_scores, dtype=np.float64)
@@ -464,6 +467,8 @@ def score_difference(
         raise ValueError(f"a paired interval needs at least 2 deals, got {a.size}")
     diff = a - b
     mean = float(diff.mean())
+    if np.all(diff == diff[0]):
+        return MeanDifference(mean=mean, lower=None, upper=None, n=int(diff.size))
     half = float(t_dist.ppf(0.5 + confidence / 2, diff.size - 1)) * float(
         diff.std(ddof=1) / math.sqrt(diff.size)
     )

@@ -29,7 +29,9 @@ import math
 import pickle
 import shutil
 import tempfile
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -40,7 +42,13 @@ from typing import Any
 from shell_envs.agents.spec import parse_spec
 from shell_envs.bench import patience
 from shell_envs.bench.limits import MAX_WORKERS
-from shell_envs.bench.runner import PLANS, _process_context, evaluate, make_settings
+from shell_envs.bench.runner import (
+    PLANS,
+    _ignore_interrupts,
+    _process_context,
+    evaluate,
+    make_settings,
+)
 from shell_envs.core.validation import flag, positive_int
 
 METRICS = {"what_the_shell": "elo", "scorpion": "win_rate"}  # what a rating measures, per game
@@ -232,6 +240,7 @@ class BackgroundRater:
         self._pool: ProcessPoolExecutor | None = None
         self._folder: Path | None = None
         self._running: tuple[int, Future, list[Path]] | None = None
+        self._exit_hook = False
 
     @property
     def busy(self) -> bool:
@@ -263,7 +272,13 @@ class BackgroundRater:
                 f"got {type(agent).__name__}"
             )
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(1, mp_context=_process_context())
+            # Ctrl-C is the training process's: the worker ignores it (close ends the worker)
+            self._pool = ProcessPoolExecutor(
+                1, mp_context=_process_context(), initializer=_ignore_interrupts
+            )
+            if not self._exit_hook:
+                _at_exit(weakref.WeakMethod(self._shutdown))
+                self._exit_hook = True
         future = self._pool.submit(rate, self.game, agent, int(step), **self.options)
         self._running = (int(step), future, [Path(f) for f in files])
         self.last_submitted = int(step)
@@ -371,6 +386,32 @@ class BackgroundRater:
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+
+
+def seconds_left(deadline: float | None) -> float | None:
+    """Seconds left until ``deadline``, a `time.monotonic` time (``None``: no deadline)."""
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def _at_exit(shutdown: weakref.WeakMethod) -> None:
+    """End a rater at interpreter exit, if it is still alive and open: its worker is stopped
+    and its scratch folder removed, as `BackgroundRater.close` does.  Registered where
+    ``concurrent.futures`` registers its own exit hook, so it runs before that hook, which
+    would otherwise wait for a rating still running (a training run that raised never calls
+    ``close``)."""
+
+    def end() -> None:
+        method = shutdown()
+        if method is not None:
+            method()
+
+    register = getattr(threading, "_register_atexit", None)
+    if register is None:  # an interpreter without it: the plain exit hook
+        import atexit
+
+        atexit.register(end)
+    else:
+        register(end)
 
 
 def plot_ratings(ratings: Iterable[Rating], path: str | Path, title: str | None = None) -> Path:

@@ -46,7 +46,7 @@ from shell_envs.agents.base import Agent, PolicyAgent, choose_action
 from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME, WhatTheShellView
 from shell_envs.bench.evaluation import ScorpionResult
-from shell_envs.integrations.rating import BackgroundRater, Rating
+from shell_envs.integrations.rating import BackgroundRater, Rating, seconds_left
 from shell_envs.registry import GAMES
 from shell_envs.scorpion.vector import ScorpionVectorEnv
 from shell_envs.what_the_shell.env import AGENTS, WhatTheShellEnv
@@ -618,14 +618,16 @@ class RatingCallback(BaseCallback):
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
         try:
             if self.rate_at_end and self.rater.last_submitted != self.num_timesteps:
-                for rating in self.rater.wait(self._left(deadline)):
+                for rating in self.rater.wait(seconds_left(deadline)):
                     self._write(rating)
                 if not self.rater.busy:
                     self._submit()
-            for rating in self.rater.wait(self._left(deadline)):
+            for rating in self.rater.wait(seconds_left(deadline)):
                 self._write(rating)
         finally:
-            self.rater.close(timeout=0)  # stops a rating the timeout cut short
+            # stops a rating the timeout cut short; one that finished just now is written
+            for rating in self.rater.close(timeout=0):
+                self._write(rating)
 
     def _rate_if_due(self) -> None:
         """Snapshot and submit the model when a rating is due."""
@@ -650,8 +652,3 @@ class RatingCallback(BaseCallback):
         out.dump(rating.step)
         if self.verbose:
             print(f"rating of step {rating.step}: {rating.describe()}")
-
-    @staticmethod
-    def _left(deadline: float | None) -> float | None:
-        """Seconds left until ``deadline`` (``None``: no deadline)."""
-        return None if deadline is None else max(0.0, deadline - time.monotonic())

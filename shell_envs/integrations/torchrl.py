@@ -42,7 +42,7 @@ from tensordict import TensorDict, TensorDictBase
 from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
 from torchrl.envs import EnvBase
 
-from shell_envs.integrations.rating import BackgroundRater, Rating, check_picklable
+from shell_envs.integrations.rating import BackgroundRater, Rating, check_picklable, seconds_left
 from shell_envs.what_the_shell import rules as wts_rules
 
 SEATS = ("black", "white")
@@ -369,12 +369,13 @@ class RatingHook:
         finished: list[Rating] = []
         try:
             if policy is not None and step is not None and self.rater.last_submitted != step:
-                finished += self._logged(self.rater.wait(_left(deadline)))
+                finished += self._logged(self.rater.wait(seconds_left(deadline)))
                 if not self.rater.busy:
                     self._submit(step, policy)
-            finished += self._logged(self.rater.wait(_left(deadline)))
+            finished += self._logged(self.rater.wait(seconds_left(deadline)))
         finally:
-            self.rater.close(timeout=0)  # stops a rating the timeout cut short
+            # stops a rating the timeout cut short; one that finished just now is logged
+            finished += self._logged(self.rater.close(timeout=0))
         return finished
 
     def _logged(self, ratings: list[Rating]) -> list[Rating]:
@@ -395,8 +396,3 @@ class RatingHook:
             return
         for key, value in rating.scalars().items():
             self.logger.log_scalar(f"{self.prefix}/{key}", float(value), step=rating.step)
-
-
-def _left(deadline: float | None) -> float | None:
-    """Seconds left until ``deadline`` (``None``: no deadline)."""
-    return None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -100,6 +100,7 @@ def test_the_sprt_stops_at_its_first_decision_whatever_the_workers(tmp_path) -> 
     r = results[1].data["result"]
     assert r["status"] == "decided" and r["sprt"]["decision"] == "H1"
     assert r["games"] < 40 and len(lines(tmp_path / "w1")) == r["games"]
+    assert results[2].data["run"]["games_finished"] == r["games"]  # none past the decision
     test = sequential.SPRT(0, 200)
     counts = np.array(r["pentanomial"])
     assert r["sprt"]["llr"] == test.llr(counts) >= test.bounds()[1]
@@ -136,6 +137,8 @@ def test_resume_ends_as_an_uninterrupted_match(tmp_path, sprt) -> None:
         assert resumed.data["result"] == whole.data["result"]
         assert resumed.records == whole.records
         assert lines(part) == lines(tmp_path / "whole")
+        assert resumed.data["created"] == whole.data["created"]  # when it first started
+        assert resumed.data["run"]["games_finished"] == whole.data["result"]["games"]
 
 
 class Interrupting:

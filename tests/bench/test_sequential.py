@@ -332,8 +332,10 @@ def test_degenerate_matches_get_honest_answers():
     assert (split.lower, split.elo, split.upper) == (-math.inf, 0.0, math.inf)
     assert elo_from_score(0.0) == -math.inf and elo_from_score(0.5) == 0.0
     assert math.isfinite(SPRT(0, 5).llr([0, 0, 0, 0, 1000]))
-    same = score_difference([3, 4, 5], [3, 4, 5])
-    assert (same.mean, same.lower, same.upper) == (0.0, 0.0, 0.0)
+    same = score_difference([3, 4, 5], [3, 4, 5])  # no spread: no interval, not [0, 0]
+    assert (same.mean, same.lower, same.upper) == (0.0, None, None)
+    ahead = score_difference([4, 6, 8], [3, 5, 7])
+    assert (ahead.mean, ahead.lower, ahead.upper) == (1.0, None, None)
 
 
 @pytest.mark.parametrize(

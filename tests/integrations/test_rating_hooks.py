@@ -11,6 +11,9 @@ import csv
 import functools
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,12 @@ def gated_agent(gate: str) -> str:
             raise TimeoutError("the gate never opened: the training loop waited for the rating")
         time.sleep(0.02)
     return "random"
+
+
+def started_gated_agent(started: str, gate: str) -> str:
+    """`gated_agent`, first making the file ``started`` (the rating has begun)."""
+    Path(started).touch()
+    return gated_agent(gate)
 
 
 def failing_agent() -> Any:
@@ -274,6 +283,44 @@ def test_a_closed_rater_leaves_no_process_behind(tmp_path):
     assert not any(alive(pid) for pid in pids)
     assert not snapshot.parent.exists()  # the scratch folder is gone
     assert not rater.busy and rater.due(30)
+
+
+def test_ctrl_c_does_not_reach_the_rating(tmp_path):
+    started, gate = tmp_path / "started", tmp_path / "gate"
+    rater = BackgroundRater("scorpion", every_steps=10, deals=2)
+    rater.submit(0, functools.partial(started_gated_agent, str(started), str(gate)))
+    deadline = time.monotonic() + GATE_SECONDS
+    while not started.exists() and time.monotonic() < deadline:  # the rating is running
+        time.sleep(0.02)
+    (pid,) = worker_pids(rater)
+    os.kill(pid, signal.SIGINT)  # what Ctrl-C in the terminal sends the whole process group
+    gate.touch()
+    (rating,) = rater.close(timeout=GATE_SECONDS)  # the rating finished, not interrupted
+    assert rating.step == 0 and rating.games == 2
+    assert not alive(pid)
+
+
+def test_a_training_run_that_raises_leaves_no_worker_or_scratch_folder(tmp_path):
+    # the training process raises with a rating in flight and never calls close(): exiting
+    # must stop the worker rather than wait for the rating (here ten minutes of sleep)
+    script = tmp_path / "crash.py"
+    script.write_text(
+        "import functools, time\n"
+        "from shell_envs.integrations.rating import BackgroundRater\n"
+        "rater = BackgroundRater('scorpion', every_steps=10, deals=2)\n"
+        "path = rater.snapshot_path(0)\n"
+        "rater.submit(0, functools.partial(time.sleep, 600), files=[path])\n"
+        "(pid,) = rater._pool._processes\n"
+        "print(path.parent, pid, flush=True)\n"
+        "raise RuntimeError('training failed')\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1 and "training failed" in done.stderr
+    folder, pid = done.stdout.split()
+    assert not Path(folder).exists() and not alive(int(pid))
 
 
 def test_a_rating_that_fails_names_its_step():
