@@ -705,7 +705,8 @@ def run_match(
                     (folder / name).unlink(missing_ok=True)
         if workers is None:
             workers = min(on.cpus, MAX_WORKERS) if on is not None else runner.default_workers()
-        return _play(settings, folder, records, workers, progress, on)
+        created = _created(folder / MATCH_NAME) if resume else _now()
+        return _play(settings, folder, records, workers, progress, created, on)
 
 
 def _now() -> str:
@@ -728,9 +729,11 @@ def _play(
     records: dict[int, dict[str, Any]],
     workers: int,
     progress: bool,
+    created: str,
     on: cluster.Cluster | None = None,
 ) -> MatchResult:
-    """Play the games ``records`` lacks, in schedule order, until the match is over."""
+    """Play the games ``records`` lacks, in schedule order, until the match is over
+    (``created``: when it first started, kept through resumes)."""
     start = time.perf_counter()
     tasks = plan(settings)
     tally = Tally(settings)
@@ -738,7 +741,7 @@ def _play(
     header = {
         "version": __version__,
         "settings": settings.to_dict(),
-        "created": _created(folder / MATCH_NAME) if records else _now(),
+        "created": created,
     }
     _write_json(folder / MATCH_NAME, {**header, "workers": workers, "result": None})
     # the kept games alone, whole lines in schedule order: appending goes on after them

@@ -170,7 +170,10 @@ def test_the_readme_keeps_its_promises() -> None:
     assert "## Benchmark your agent" in readme and "(docs/benchmark.md)" in readme
     assert "pip install -e . && shell-envs bench" in readme
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    install, test = 'pip install torch==2.13.0 -e ".[test,clients,cuda]"', "python -m pytest -q -n auto"
+    install, test = (
+        'pip install torch==2.13.0 -e ".[test,clients,cuda]"',
+        "python -m pytest -q -n auto",
+    )
     assert f"{install} && {test}" in readme  # the README's test command is what CI runs
     assert install.replace("pip install", "pip install -q") in ci and f"\n{test}\n" in ci
     assert "--index-url https://download.pytorch.org/whl/cpu" in readme
