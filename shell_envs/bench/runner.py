@@ -398,6 +398,14 @@ def run_pool(
         _run_processes(plan, order, workers, collect)
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes started safely for compiled code, which leave Ctrl-C
+    to this process (it stops them)."""
+    return ProcessPoolExecutor(
+        workers, mp_context=_process_context(), initializer=_ignore_interrupts
+    )
+
+
 def _run_processes(
     plan: Sequence[Task],
     order: Sequence[int] | np.ndarray,
@@ -405,9 +413,7 @@ def _run_processes(
     collect: Callable[[int, tuple[dict[str, Any], Any]], None],
 ) -> None:
     """Play the tasks on ``workers`` processes, collecting each as it finishes."""
-    pool = ProcessPoolExecutor(
-        workers, mp_context=_process_context(), initializer=_ignore_interrupts
-    )
+    pool = worker_pool(workers)
     try:
         pending = {pool.submit(_play, plan[k]): int(k) for k in order}
         while pending:

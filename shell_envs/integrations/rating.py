@@ -42,13 +42,7 @@ from typing import Any
 from shell_envs.agents.spec import parse_spec
 from shell_envs.bench import patience
 from shell_envs.bench.limits import MAX_WORKERS
-from shell_envs.bench.runner import (
-    PLANS,
-    _ignore_interrupts,
-    _process_context,
-    evaluate,
-    make_settings,
-)
+from shell_envs.bench.runner import PLANS, evaluate, make_settings, worker_pool
 from shell_envs.core.validation import flag, positive_int
 
 METRICS = {"what_the_shell": "elo", "scorpion": "win_rate"}  # what a rating measures, per game
@@ -273,9 +267,7 @@ class BackgroundRater:
             )
         if self._pool is None:
             # Ctrl-C is the training process's: the worker ignores it (close ends the worker)
-            self._pool = ProcessPoolExecutor(
-                1, mp_context=_process_context(), initializer=_ignore_interrupts
-            )
+            self._pool = worker_pool(1)
             if not self._exit_hook:
                 _at_exit(weakref.WeakMethod(self._shutdown))
                 self._exit_hook = True
