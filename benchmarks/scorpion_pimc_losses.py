@@ -98,7 +98,7 @@ def best_reveal(samples: list[ScorpionState], depth: int, nodes: int) -> tuple[f
         first = states[0]
         n = rules.legal_moves(*first.arrays[:5], moves)
         for move in moves[:n].tolist():
-            if search.is_pointless(first.tab, first.lens, first.fd, move):
+            if search.is_pointless(first.tab, first.lens, first.fd, first.meta, move):
                 continue
             if turns_a_card(first, move):
                 share = won_share(states, move, nodes)

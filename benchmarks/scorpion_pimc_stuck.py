@@ -63,7 +63,7 @@ def trace(agent: str, deal: int, rules_name: str, full_nodes: int) -> dict[str, 
     row: dict[str, Any] = {"deal": deal, "won": won, "end": end, "moves": moves}
     if watch.stuck is None:
         return row | {"real": "never"}
-    state = ScorpionState.from_number(deal, rules_name == "relaxed")
+    state = ScorpionState.from_number(deal, rules_name)
     for action in watch.actions[: watch.stuck["move"]]:
         rules.apply_action(*state.arrays, action)
     real = solver.solve_quick(state, full_nodes).verdict
@@ -83,7 +83,7 @@ def lost_deals(path: Path, rules_name: str, agent: str) -> list[int]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Replay the lost games, solve where each pool stopped winning, write the results."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rules", default="relaxed", choices=("classic", "relaxed"))
+    p.add_argument("--rules", default="relaxed", choices=rules.RULE_SETS)
     p.add_argument("--agent", default="pimc")
     p.add_argument(
         "--results", type=Path, default=Path("benchmarks/results/scorpion_fair_agents.jsonl")

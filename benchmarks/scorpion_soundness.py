@@ -1,6 +1,6 @@
 """Check the shipped Scorpion verdicts: each pruning switched off in turn, and the reference.
 
-    python benchmarks/scorpion_soundness.py --rules classic relaxed --deals 2000 \\
+    python benchmarks/scorpion_soundness.py --rules classic relaxed traditional --deals 2000 \\
         --max-nodes 2000000 --reference-deals 200 --reference-nodes 50000 --workers 2
 
 For deals 0 … DEALS-1 the solver is run again with one pruning switched off (each of
@@ -9,7 +9,9 @@ deals 0 … REFERENCE_DEALS-1 the plain reference search
 (:mod:`shell_envs.scorpion.reference`, no pruning at all, in plain Python) is run under its
 own node budget.
 A verdict that differs from the shipped one (``shell_envs/data/scorpion_verdicts_<rules>.tsv``)
-is a bug; ``unknown`` means the budget ran out.  Won lines are replayed in the reference.
+is a bug; ``unknown`` means the budget ran out.  Won lines are replayed in the reference: the
+reference search's own, and every shipped winning line
+(``shell_envs/data/scorpion_winnable_<rules>.txt``, row "every shipped winning line").
 Prints one Markdown table and exits non-zero on any disagreement.
 """
 
@@ -25,17 +27,20 @@ from tqdm import tqdm
 from shell_envs.scorpion import reference
 from shell_envs.scorpion.solver import PRUNINGS, solve
 from shell_envs.scorpion.state import ScorpionState
-from shell_envs.scorpion.winnable import deal_verdicts
+from shell_envs.scorpion.winnable import deal_verdicts, stored_solution, winnable_seeds
 
 
 def _check(job: tuple[int, str, str, int, int]) -> tuple[str, str, str]:
     """(variant, shipped verdict, verdict found) for one deal and one variant."""
     seed, rules, variant, max_nodes, ref_nodes = job
-    relaxed = rules == "relaxed"
-    if variant == "reference":
-        state = reference.from_position(ScorpionState.from_number(seed, relaxed).position())
-        found = reference.search(state, relaxed, ref_nodes)
-        assert found.verdict != "won" or reference.replay(state, relaxed, found.line)
+    if variant == "replay":
+        state = reference.from_position(ScorpionState.from_number(seed, rules).position())
+        line = list(stored_solution(rules, seed) or ())
+        verdict = "won" if reference.replay(state, rules, line) else "lost"
+    elif variant == "reference":
+        state = reference.from_position(ScorpionState.from_number(seed, rules).position())
+        found = reference.search(state, rules, ref_nodes)
+        assert found.verdict != "won" or reference.replay(state, rules, found.line)
         verdict = found.verdict
     else:
         verdict = solve(seed, rules=rules, max_nodes=max_nodes, disable=[variant]).verdict
@@ -52,17 +57,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference-nodes", type=int, default=50_000, help="reference budget")
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args(argv)
-    only = {"classic": ("stuck", "starved"), "relaxed": ("cyclic", "safe_move")}
+    # the prunings a rule set does not use: switching them off changes nothing
+    only = {
+        "classic": ("stuck", "starved"),
+        "relaxed": ("cyclic", "safe_move"),
+        "traditional": ("stuck", "starved"),
+    }
     print(
         "| rules | switched off | deals | agree | unknown | disagree |\n|---|---|---|---|---|---|"
     )
     bad = 0
     for rules in args.rules:
-        variants = [*(p for p in PRUNINGS if p not in only[rules]), "reference"]
+        variants = [*(p for p in PRUNINGS if p not in only[rules]), "reference", "replay"]
+        seeds = {
+            "reference": range(args.reference_deals),
+            "replay": winnable_seeds(rules),
+        }
         jobs = [
             (seed, rules, v, args.max_nodes, args.reference_nodes)
             for v in variants
-            for seed in range(args.reference_deals if v == "reference" else args.deals)
+            for seed in seeds.get(v, range(args.deals))
         ]
         counts: dict[str, Counter] = {v: Counter() for v in variants}
         with ProcessPoolExecutor(args.workers) as pool:
@@ -73,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             c = counts[v]
             bad += c["bad"]
-            name = "everything (reference)" if v == "reference" else v
+            name = {
+                "reference": "everything (reference)",
+                "replay": "every shipped winning line (reference replay)",
+            }.get(v, v)
             n = sum(c.values())
             print(f"| {rules} | {name} | {n} | {c['agree']} | {c['unknown']} | {c['bad']} |")
     return 1 if bad else 0

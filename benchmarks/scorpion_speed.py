@@ -11,6 +11,7 @@ import argparse
 
 from shell_envs.bench.scorpion_speed import RATIOS, playout_verdict, run_scorpion_speed
 from shell_envs.bench.speed import format_table
+from shell_envs.registry import GAMES
 
 
 def main() -> None:
@@ -19,7 +20,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per repeat")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats (median)")
     parser.add_argument("--encoder", default="tableau", help="Scorpion obs_encoder")
-    parser.add_argument("--rules", default="classic", choices=["classic", "relaxed"])
+    parser.add_argument("--rules", default="classic", choices=list(GAMES["scorpion"].rule_sets))
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rates = run_scorpion_speed(args.seconds, args.repeats, args.encoder, args.rules, args.seed)

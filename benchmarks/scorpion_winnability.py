@@ -1,7 +1,7 @@
 """Winnability of Scorpion: solve seeded deals exactly and report % winnable with a 95% interval.
 
-    python benchmarks/scorpion_winnability.py --rules classic relaxed --deals 10000 \\
-        --workers 2 --max-nodes 20000000 --out results/scorpion_winnability
+    python benchmarks/scorpion_winnability.py --rules classic relaxed traditional \\
+        --deals 10000 --workers 2 --max-nodes 20000000 --out results/scorpion_winnability
 
 Each deal's verdict goes to ``OUT_<rules>.jsonl`` as it finishes (seed, verdict, nodes, seconds,
 node budget, moves), so a stopped study resumes where it left off: seeds already in the file
@@ -26,6 +26,7 @@ from pathlib import Path
 from scipy.stats import norm
 from tqdm import tqdm
 
+from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.solver import solve
 
 
@@ -155,7 +156,7 @@ def markdown(rows: list[dict], command: str, max_nodes: int) -> str:
 def main(argv: list[str] | None = None) -> None:
     """Parse the arguments, run (or resume) the study and print the summary."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rules", nargs="+", default=["classic", "relaxed"])
+    ap.add_argument("--rules", nargs="+", default=list(RULE_SETS))
     ap.add_argument("--deals", type=int, default=10_000)
     ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)

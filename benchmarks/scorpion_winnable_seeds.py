@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the arguments and write the lists."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="results/scorpion_winnability")
-    ap.add_argument("--rules", nargs="+", default=["classic", "relaxed"])
+    ap.add_argument("--rules", nargs="+", default=["classic", "relaxed", "traditional"])
     ap.add_argument("--limit", type=int, default=None, help="keep the lowest LIMIT seeds")
     ap.add_argument("--out-dir", default=str(DATA))
     args = ap.parse_args(argv)

@@ -37,7 +37,7 @@ GAMES: dict[str, Game] = {
             "scorpion",
             "Scorpion",
             "shell_envs.scorpion",
-            ("classic", "relaxed"),
+            ("classic", "relaxed", "traditional"),
             "deal",
         ),
     )

@@ -103,7 +103,7 @@ def test_the_choices_come_from_the_games_registry() -> None:
     assert names == ["what-the-shell", "scorpion"]
     assert choices(bench, "game") == [*names, "all"]
     assert choices(speed, "game") == ["all", *names]
-    assert GAMES["scorpion"].rule_sets == RULE_SETS == ("classic", "relaxed")
-    assert choices(bench, "rules") == [*RULE_SETS, "both"]
+    assert GAMES["scorpion"].rule_sets == RULE_SETS == ("classic", "relaxed", "traditional")
+    assert choices(bench, "rules") == [*RULE_SETS, "both", "all"]
     assert choices(play_scorpion, "rules") == choices(solve, "rules") == list(RULE_SETS)
     assert sorted(play.commands) == sorted(names)

@@ -32,7 +32,7 @@ def test_a_lost_winnable_deal_is_traced_to_its_deciding_move(tmp_path: Path) -> 
     assert summary == {"rules": "classic", "agent": "pimc", "winnable": 1, "won": 0, "lost": 1}
     assert row["deal"] == 21 and not row["won"] and out.with_suffix(".json").is_file()
     assert row["move"] == 0 and row["played"] in row["moves"]
-    state = ScorpionState.from_number(21, False)
+    state = ScorpionState.from_number(21, "classic")
     assert solver.solve_quick(state, 200_000).verdict == solver.WON
     rules.apply_action(*state.arrays, row["played"])
     after = solver.solve_quick(state, 200_000).verdict
@@ -43,7 +43,7 @@ def test_a_lost_winnable_deal_is_traced_to_its_deciding_move(tmp_path: Path) -> 
     # the plan's best reveal share is at least that of every move turning a card at once, on
     # the same determinizations (plain solves here), and the move played, which turns one,
     # is rated by its own share
-    start = ScorpionState.from_number(21, False)
+    start = ScorpionState.from_number(21, "classic")
     view, rng = ScorpionView.from_state(start), np.random.default_rng(21)
     samples = [view.determinize(rng) for _ in range(4)]
     turning = [m for m in row["moves"] if losses.turns_a_card(start, m)]

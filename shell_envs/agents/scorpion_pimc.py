@@ -66,6 +66,9 @@ PIMC_DEFAULTS: dict[str, dict[str, Any]] = {
         "plan": 0,
     },
 }
+# Traditional moves exactly as Classic does (one suit, kings to empty columns): Classic's
+# settings, not tuned apart
+PIMC_DEFAULTS["traditional"] = dict(PIMC_DEFAULTS["classic"])
 MAX_EXACT = 5_040  # pimc: arrangements of the hidden cards enumerated at most (7!)
 MAX_PLAN = 4  # pimc: moves of a fair plan at most (its search grows as moves^plan)
 UNSOLVED = "unsolved"  # pimc: a fresh determinization, not solved yet
@@ -230,9 +233,9 @@ class PimcAgent(LookaheadAgent):
         super().reset(seed)
         self._pool = []
 
-    def option(self, key: str, relaxed: bool) -> Any:
-        """The value of option ``key`` in a game under Relaxed (or Classic) rules."""
-        return self.options.get(key, PIMC_DEFAULTS["relaxed" if relaxed else "classic"][key])
+    def option(self, key: str, rule_set: str) -> Any:
+        """The value of option ``key`` in a game under the rule set ``rule_set``."""
+        return self.options.get(key, PIMC_DEFAULTS[rule_set][key])
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The move that wins in the most solved determinizations (see the class notes)."""
@@ -242,11 +245,11 @@ class PimcAgent(LookaheadAgent):
         if legal.size == 1:
             choice = int(legal[0])
         else:
-            budget = self.option("max_nodes", state.relaxed)
+            budget = self.option("max_nodes", state.rules)
             self._fill(state, budget)
-            tab, lens, fd, _, _ = state.arrays()
-            roots = [int(a) for a in legal if not search.is_pointless(tab, lens, fd, int(a))]
-            if self.option("every_move", state.relaxed):
+            tab, lens, fd, _, meta = state.arrays()
+            roots = [int(a) for a in legal if not search.is_pointless(tab, lens, fd, meta, int(a))]
+            if self.option("every_move", state.rules):
                 votes = self._votes(roots, budget)
             else:
                 votes = dict.fromkeys(roots, 0)
@@ -255,10 +258,10 @@ class PimcAgent(LookaheadAgent):
                         votes[sample.line[0]] += 1
                 proposed = [m for m in roots if votes[m] > 0]
                 # with `widen`, the moves no line proposes are candidates too (tried last)
-                candidates = roots if proposed and self.option("widen", state.relaxed) else proposed
-                if self.option("check_lines", state.relaxed) and len(candidates) > 1:
+                candidates = roots if proposed and self.option("widen", state.rules) else proposed
+                if self.option("check_lines", state.rules) and len(candidates) > 1:
                     best = self._check_lines(state, candidates, votes, visited, budget)
-                    if self.option("plan", state.relaxed):
+                    if self.option("plan", state.rules):
                         best = self._plan(state, roots, candidates, best, visited, budget)
                     votes = {m: int(m == best) for m in roots}
             if votes and max(votes.values()) > 0:
@@ -310,7 +313,7 @@ class PimcAgent(LookaheadAgent):
         sample's line does not take is often one whose proof is just longer.  Verdicts found
         are kept for `_advance`.
         """
-        deepen = self.option("deepen", view.relaxed)
+        deepen = self.option("deepen", view.rules)
         gains = self._gains(view, np.array(candidates, np.int64), visited)
         revisit = gains < -search.REVISIT_PENALTY / 2
         # a move no line proposes that returns to a position seen before is not tried
@@ -324,8 +327,8 @@ class PimcAgent(LookaheadAgent):
         candidates, gains = [m for m, k in zip(candidates, keep, strict=True) if k], gains[keep]
         revisit = revisit[keep]
         moves = np.array(candidates, np.int64)
-        reveal = self._reveals(candidates) if self.option("reveal_first", view.relaxed) else {}
-        rollout = self.option("rollout_order", view.relaxed)
+        reveal = self._reveals(candidates) if self.option("reveal_first", view.rules) else {}
+        rollout = self.option("rollout_order", view.rules)
         if rollout:
             gains = gains * TIE_BREAK + self._values(view, moves)
         # a move back into a position seen is tried after every other proposed move, whatever
@@ -365,7 +368,7 @@ class PimcAgent(LookaheadAgent):
         won = [sample for sample in self._pool if sample.verdict == solver.WON]
         if not won:
             return best
-        deepen = self.option("deepen", view.relaxed)
+        deepen = self.option("deepen", view.rules)
         turns = self._reveals(roots)
         if turns.get(best, 0) and all(self._wins(s, best, budget, deepen) for s in won):
             return best
@@ -373,7 +376,7 @@ class PimcAgent(LookaheadAgent):
         moves += [m for m in roots if turns[m] and m not in moves]
         seen = {int(h) for h in visited}
         seen.add(view.position_hash())
-        depth = self.option("plan", view.relaxed) - 1
+        depth = self.option("plan", view.rules) - 1
         scores: dict[int, int] = {}
         top = -1
         for move in moves:
@@ -416,7 +419,7 @@ class PimcAgent(LookaheadAgent):
         """With few hidden cards (at most ``exact`` arrangements), make the pool every
         arrangement once (keeping the samples already solved) and return True."""
         n = len(view.unseen)
-        limit = self.option("exact", view.relaxed)
+        limit = self.option("exact", view.rules)
         if math.factorial(n) > limit:
             return False
         places = _hidden_places(view)
@@ -437,21 +440,21 @@ class PimcAgent(LookaheadAgent):
         fewer than half are lost, or with ``resolve`` when fewer than half are won (otherwise
         they cost much and change little), on a budget growing while none is won."""
         exact = self._enumerate(view)
-        if self.option("refresh", view.relaxed) and not exact:
+        if self.option("refresh", view.rules) and not exact:
             self._pool = []
-        while len(self._pool) < self.option("samples", view.relaxed) and not exact:
+        while len(self._pool) < self.option("samples", view.rules) and not exact:
             self._pool.append(_Sample(view.determinize(self.rng), UNSOLVED, []))
         verdicts = [sample.verdict for sample in self._pool]
         again = solver.WON not in verdicts and 2 * verdicts.count(solver.LOST) < len(verdicts)
-        resolve = self.option("resolve", view.relaxed)
+        resolve = self.option("resolve", view.rules)
         if exact:  # fewer arrangements than samples: the same nodes over fewer solves
-            budget *= max(1, self.option("samples", view.relaxed) // len(self._pool))
+            budget *= max(1, self.option("samples", view.rules) // len(self._pool))
         # none won: an undecided sample is solved again on twice its last budget, up to `grow`x
-        grow = self.option("grow", view.relaxed) if solver.WON not in verdicts else 1
+        grow = self.option("grow", view.rules) if solver.WON not in verdicts else 1
         # with `resolve`, a sample whose line the move left is solved again at once, and one
         # the budget ran out on while fewer than half are won
         again = again or (resolve and 2 * verdicts.count(solver.WON) < len(verdicts))
-        settle = self.option("settle", view.relaxed)
+        settle = self.option("settle", view.rules)
         settle_nodes = min(budget * settle, solver.MAX_NODES_LIMIT) if settle > 1 else 0
         for sample in self._pool:
             if sample.verdict == UNSOLVED or (resolve and sample.nodes == 0):
@@ -463,8 +466,8 @@ class PimcAgent(LookaheadAgent):
         if exact:
             return
         won = sum(sample.verdict == solver.WON for sample in self._pool)
-        target = self.option("won_target", view.relaxed)
-        while won < target and len(self._pool) < self.option("max_samples", view.relaxed):
+        target = self.option("won_target", view.rules)
+        while won < target and len(self._pool) < self.option("max_samples", view.rules):
             sample = _Sample(view.determinize(self.rng), UNSOLVED, [])
             self._solve(sample, budget)
             self._pool.append(sample)
@@ -493,7 +496,7 @@ class PimcAgent(LookaheadAgent):
         if moves.size == 1:
             return int(moves[0])
         roots = moves.astype(np.int64)
-        if self.option("reveal_first", view.relaxed) and self._pool:
+        if self.option("reveal_first", view.rules) and self._pool:
             reveal = self._reveals([int(m) for m in roots])
             if any(reveal.values()):
                 roots = np.array([m for m in roots if reveal[int(m)]], np.int64)
@@ -538,7 +541,7 @@ def _best_reveal(
     moves = np.empty(N_ACTIONS, np.int64)
     n = rules.legal_moves(*first.arrays[:5], moves)
     for move in moves[:n].tolist():
-        if search.is_pointless(first.tab, first.lens, first.fd, move):
+        if search.is_pointless(first.tab, first.lens, first.fd, first.meta, move):
             continue
         if turns_a_card(first, move):
             found, wins = True, 0

@@ -39,12 +39,12 @@ def _view(state: Any) -> ScorpionView:
     return state
 
 
-def _check_rules(value: str) -> bool:
-    """Validate a ``rules`` keyword; True for Relaxed."""
+def _check_rules(value: str) -> str:
+    """Validate a ``rules`` keyword (a rule set's name); returns it."""
     if value not in RULES:
         names = " or ".join(repr(name) for name in RULES)
         raise ValueError(f"rules must be {names}, got {value!r}")
-    return value == "relaxed"
+    return value
 
 
 class _FairAgent(ABC):
@@ -52,7 +52,7 @@ class _FairAgent(ABC):
     ``pimc``, of the moves played from them), forgotten together when a new game starts."""
 
     def __init__(self, seed: int | None = None, rules: str = "classic") -> None:
-        self.relaxed = _check_rules(rules)
+        self.rules = _check_rules(rules)
         self.rng = np.random.default_rng(seed)
         self._visited: set[int] = set()
         self._played: set[tuple[int, int]] = set()
@@ -68,7 +68,7 @@ class _FairAgent(ABC):
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
         """Decide from the view decoded from a ``"tableau"`` or ``"cards"`` observation."""
-        view = ScorpionView.from_observation(observation, self.relaxed)
+        view = ScorpionView.from_observation(observation, self.rules)
         return self.act_with_state(view, action_mask)
 
     @abstractmethod
@@ -184,7 +184,7 @@ class LookaheadAgent(_FairAgent):
         """The lookahead decision among ``legal`` (two or more moves); ``visited``: seen hashes."""
         tab, lens, fd, reserve, meta = state.arrays()
         roots = np.array(
-            [a for a in legal if not search.is_pointless(tab, lens, fd, int(a))], np.int64
+            [a for a in legal if not search.is_pointless(tab, lens, fd, meta, int(a))], np.int64
         )
         if roots.size == 0:
             return int(self.rng.choice(legal))

@@ -325,7 +325,8 @@ def play_scorpion(
         if search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, scratch):
             end = "dead"
             break
-        now = (int(state.fd.sum()), state.reserve_dealt, state.removed)
+        # completed sequences: removed, or (traditional) complete runs standing
+        now = (int(state.fd.sum()), state.reserve_dealt, state.removed + state.runs)
         quiet = quiet + 1 if now == progress else 0
         progress = now
         if quiet >= stall_moves:

@@ -26,7 +26,8 @@ from shell_envs.scorpion.solver import WON
 from shell_envs.scorpion.winnable import deal_verdicts
 
 GAME = game("scorpion").name
-RULES = RULE_SETS  # the rule sets the bench plays, all of them
+RULES = RULE_SETS  # the rule sets the bench can play, all of them
+DEFAULT_RULES = ("classic", "relaxed")  # the ones it plays unless asked ("both")
 MAX_MOVES = 500
 STALL_MOVES = 100
 ENDS = ("won", "no move", "dead", "stalled", "move cap", "illegal", "error")

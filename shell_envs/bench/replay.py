@@ -24,6 +24,7 @@ GAME_NAMES = {g.name: g.title for g in GAMES.values()}
 RULES_TEXT = {
     "classic": "Classic rules (build on the same suit)",
     "relaxed": "Relaxed rules (build on any suit)",
+    "traditional": "Traditional rules (same suit; runs stay in the tableau)",
 }
 WTS_ENDS = {
     "win": "a line of five",

@@ -364,7 +364,7 @@ def _plot_scorpion(ax: Any, scorpion: dict[str, Any], rules: str) -> None:
     agents = list(section["agents"])
     rate = np.array([section["agents"][a]["win_rate"] for a in agents])
     low, high = (np.array([section["agents"][a]["ci"][k] for a in agents]) for k in (0, 1))
-    colour = {"classic": "tab:blue", "relaxed": "tab:orange"}[rules]
+    colour = {"classic": "tab:blue", "relaxed": "tab:orange", "traditional": "tab:green"}[rules]
     x = np.arange(len(agents))
     ax.bar(x, 100 * rate, 0.6, color=colour, alpha=0.85)
     ax.errorbar(x, 100 * rate, yerr=[100 * (rate - low), 100 * (high - rate)], fmt="none",

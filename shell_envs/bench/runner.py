@@ -62,7 +62,7 @@ class Settings:
 
     agents: tuple[AgentSpec, ...]
     games: tuple[str, ...] = GAMES
-    rules: tuple[str, ...] = patience.RULES
+    rules: tuple[str, ...] = patience.DEFAULT_RULES
     games_per_anchor: int = PLANS["default"].games
     deals: int = PLANS["default"].deals
     deal_set: str = "test"
@@ -525,9 +525,13 @@ def make_settings(
     if game not in game_choices:
         names = ", ".join(g.cli_name for g in _REGISTRY.values())
         raise ValueError(f"game must be {names} or all, got {game!r}")
-    rule_choices = {"both": patience.RULES, **{r: (r,) for r in patience.RULES}}
+    rule_choices = {
+        "both": patience.DEFAULT_RULES,
+        "all": patience.RULES,
+        **{r: (r,) for r in patience.RULES},
+    }
     if rules not in rule_choices:
-        raise ValueError(f"rules must be {', '.join(patience.RULES)} or both, got {rules!r}")
+        raise ValueError(f"rules must be {', '.join(patience.RULES)}, both or all, got {rules!r}")
     plan = PLANS["quick" if quick else "default"]
     games_per_anchor = plan.games if games_per_anchor is None else games_per_anchor
     deals = plan.deals if deals is None else deals

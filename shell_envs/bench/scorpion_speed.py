@@ -45,17 +45,18 @@ def env_steps(env_id: str, seed: int = 0, **kwargs: Any) -> Callable[[int], int]
     return run
 
 
-def playout_moves(relaxed: bool = False) -> Callable[[int], int]:
+def playout_moves(rule_set: str = "classic") -> Callable[[int], int]:
     """``run(n)``: ``n`` moves of compiled random playouts over fresh deals (1000 moves at most)."""
     from shell_envs.scorpion import rules
-    from shell_envs.scorpion.state import ScorpionState
+    from shell_envs.scorpion.state import ScorpionState, rule_code
 
+    code = rule_code(rule_set)
     state = ScorpionState()
     seed = [0]
 
     def run(n: int) -> int:
         seed[0] += 1
-        rules.random_playout(*state.arrays, seed[0], n, 1000, relaxed)
+        rules.random_playout(*state.arrays, seed[0], n, 1000, code)
         return n
 
     return run
@@ -71,7 +72,7 @@ def scorpion_workloads(
             env_steps("shell_envs/Scorpion-v0", seed, rules=rules, obs_encoder=encoder),
         ),
         CARTPOLE: ("steps", env_steps("CartPole-v1", seed)),
-        PLAYOUT: ("moves", playout_moves(rules == "relaxed")),
+        PLAYOUT: ("moves", playout_moves(rules)),
     }
 
 

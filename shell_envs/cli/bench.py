@@ -61,10 +61,10 @@ def _split_agents(value: str) -> list[str]:
 )
 @click.option(
     "--rules",
-    type=click.Choice([*SCORPION.rule_sets, "both"]),
+    type=click.Choice([*SCORPION.rule_sets, "both", "all"]),
     default="both",
     show_default=True,
-    help="Scorpion's rule set(s).",
+    help="Scorpion's rule set(s): one of them, both (classic and relaxed) or all three.",
 )
 @click.option(
     "--agents",

@@ -37,7 +37,8 @@ RULES_OPTION = click.option(
     type=click.Choice(list(SCORPION.rule_sets)),
     default=SCORPION.rule_sets[0],
     show_default=True,
-    help="Classic: build on the same suit; Relaxed: on any suit.",
+    help="Classic: build on the same suit; Relaxed: on any suit; Traditional: as Classic, "
+    "but complete runs stay in the tableau (won when all four stand there).",
 )
 
 # bench and match: Scorpion's fixed deal sets (shell_envs.bench.patience.DEAL_SETS)

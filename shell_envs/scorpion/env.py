@@ -78,7 +78,6 @@ class ScorpionEnv(gym.Env):
                 self.encoder,
             )
         self._fused_step = getattr(self.encoder, "step", None)
-        self._relaxed = self.rules == "relaxed"
         self._raise = self.illegal_action == "raise"
         self._win_reward = self.reward_mode == "win"
         self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
@@ -92,7 +91,7 @@ class ScorpionEnv(gym.Env):
             )
         else:
             self.observation_space = self.encoder.space
-        self._state = ScorpionState.from_number(0, self._relaxed)
+        self._state = ScorpionState.from_number(0, self.rules)
         self._mask = np.zeros(self.n_actions, np.bool_)
         self._n_legal = 0
         self._steps = 0
@@ -123,9 +122,9 @@ class ScorpionEnv(gym.Env):
         deal_number: int | None = None
         state = None
         if "position" in options:
-            state = ScorpionState.from_position(options["position"], self._relaxed)
+            state = ScorpionState.from_position(options["position"], self.rules)
         elif "deal" in options and not isinstance(options["deal"], (int, np.integer)):
-            state = ScorpionState.from_deal(options["deal"], self._relaxed)
+            state = ScorpionState.from_deal(options["deal"], self.rules)
         elif "deal" in options:
             deal_number = integer("options['deal']", options["deal"], 0, MAX_DEAL_NUMBER)
         super().reset(seed=seed)
@@ -135,7 +134,7 @@ class ScorpionEnv(gym.Env):
                 number = pick_winnable_seed(self.np_random, self.rules)
             elif number is None:
                 number = int(self.np_random.integers(0, 2**62))
-            state = ScorpionState.from_number(number, self._relaxed)
+            state = ScorpionState.from_number(number, self.rules)
             deal_number = int(number)
         self._deal = deal_number
         self._state = state
@@ -242,7 +241,7 @@ class ScorpionEnv(gym.Env):
         if not isinstance(state, ScorpionState):
             raise ValueError(f"set_state needs a ScorpionState; got {type(state).__name__}")
         check_state(state.arrays)
-        if state.relaxed != self._relaxed:
+        if state.rules != self.rules:
             raise ValueError(f"the state's rules do not match this env's rules={self.rules!r}")
         self._state = state.copy()
         self._started = True
@@ -275,7 +274,7 @@ class ScorpionEnv(gym.Env):
             "score": score,
             "removed": removed,
             "moves": moves,
-            "won": removed == 4,
+            "won": bool(engine.is_won(self._state.meta)),
             "illegal": code != engine.OK,
             "code": int(code),
             "deal": -1 if self._deal is None else self._deal,

@@ -65,38 +65,38 @@ def _reseed(i, seeded, fresh, gen):
 
 
 def _step_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions, allow_undo,
-              steps, max_moves, win_reward, relaxed, autoreset, deals, kind, codes, rewards,
+              steps, max_moves, win_reward, rule, autoreset, deals, kind, codes, rewards,
               terminated, truncated, gen, pool, use_pool, counts, flags, code,
               deal):  # fmt: skip
     """Game ``i`` of a step and its infos, game index last (``tab[column, depth, game]``,
     ``obs[k, game]`` ...)."""
     vector.step_game(i, tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
                      hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], actions, allow_undo,
-                     steps, max_moves, win_reward, relaxed, autoreset, deals, kind, True, codes,
+                     steps, max_moves, win_reward, rule, autoreset, deals, kind, True, codes,
                      rewards, terminated, truncated, gen[:, i], pool, use_pool)  # fmt: skip
     vector.fill_infos(i, meta[:, i], codes, deals, counts, flags, code, deal)
 
 
 def _step_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions,
-                     allow_undo, steps, max_moves, win_reward, relaxed, autoreset, deals, kind,
+                     allow_undo, steps, max_moves, win_reward, rule, autoreset, deals, kind,
                      codes, rewards, terminated, truncated, gen, pool, use_pool, counts, flags,
                      code, deal):  # fmt: skip
     """Game ``i`` of a step and its infos, state and observations in game-major rows
     (``tab[game, column, depth]``, ``obs[game, k]`` ...)."""
     vector.step_game(i, tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
-                     cards[i], actions, allow_undo, steps, max_moves, win_reward, relaxed,
+                     cards[i], actions, allow_undo, steps, max_moves, win_reward, rule,
                      autoreset, deals, kind, True, codes, rewards, terminated, truncated,
                      gen[:, i], pool, use_pool)  # fmt: skip
     vector.fill_infos(i, meta[i], codes, deals, counts, flags, code, deal)
 
 
-def _reset_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals, relaxed,
+def _reset_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals, rule,
                allow_undo, kind, steps, autoreset, codes, counts, flags, code,
                deal):  # fmt: skip
     """Deal ``deals[i]`` in game ``i`` if ``which[i]``, with its infos (struct-of-arrays)."""
     if which[i]:
         vector.reset_game(tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
-                          hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], deals[i], relaxed,
+                          hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], deals[i], rule,
                           allow_undo, kind)  # fmt: skip
         steps[i] = 0
         autoreset[i] = False
@@ -105,12 +105,12 @@ def _reset_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, 
 
 
 def _reset_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals,
-                      relaxed, allow_undo, kind, steps, autoreset, codes, counts, flags, code,
+                      rule, allow_undo, kind, steps, autoreset, codes, counts, flags, code,
                       deal):  # fmt: skip
     """Deal ``deals[i]`` in game ``i`` if ``which[i]``, with its infos (game-major rows)."""
     if which[i]:
         vector.reset_game(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
-                          cards[i], deals[i], relaxed, allow_undo, kind)  # fmt: skip
+                          cards[i], deals[i], rule, allow_undo, kind)  # fmt: skip
         steps[i] = 0
         autoreset[i] = False
         codes[i] = engine.OK
@@ -180,9 +180,9 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
         state = tuple(array(dtype, len(shape) + 1) for shape, dtype in _PER_GAME.values())
         rows = (array(np.bool_, 2), array(np.int8, 2), array(np.int8, 2))  # masks, obs, cards
         step = (*state, *rows, i64, types.boolean, array(np.int32, 1), types.int64, types.boolean,
-                types.boolean, b1, i64, types.int64, i64, array(np.float32, 1), b1, b1, *gen,
+                types.int64, b1, i64, types.int64, i64, array(np.float32, 1), b1, b1, *gen,
                 *infos)  # fmt: skip
-        reset = (*state, *rows, b1, i64, types.boolean, types.boolean, types.int64,
+        reset = (*state, *rows, b1, i64, types.int64, types.boolean, types.int64,
                  array(np.int32, 1), b1, i64, *infos)  # fmt: skip
         check = (*state, i64, types.boolean, b1, i64)
         sample = (array(np.bool_, 2), array(np.uint64, 1), i64)
@@ -198,7 +198,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
 
 
 STEP_ARGS = ("tab", "lens", "fd", "reserve", "meta", "hist", "masks", "obs", "cards", "actions",
-             "allow_undo", "steps", "max_moves", "win_reward", "relaxed", "autoreset", "deals",
+             "allow_undo", "steps", "max_moves", "win_reward", "rule", "autoreset", "deals",
              "kind", "codes", "rewards", "terminated", "truncated", "gen", "pool", "use_pool",
              "counts", "flags", "code", "deal")  # fmt: skip
 OUTPUTS = ("obs", "rewards", "terminated", "truncated", "counts", "flags", "code", "deal")
@@ -231,7 +231,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
     max_moves: int
     encoder: Any
     n_actions: int
-    _relaxed: bool
+    _rule: int
     _kind: int
 
     def __init__(
@@ -308,7 +308,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         return STEP_KERNELS[self.layout].prepare(
             self.num_envs, *self._state(), self._masks, outputs["obs"], self._cards,
             self._no_actions, self.allow_undo, self._steps, self.max_moves,
-            self.reward_mode == "win", self._relaxed, self._autoreset, self._deals, self._kind,
+            self.reward_mode == "win", self._rule, self._autoreset, self._deals, self._kind,
             self._codes, *(outputs[k] for k in ("rewards", "terminated", "truncated")),
             self._gen, self._pool, self._use_pool,
             *(outputs[k] for k in ("counts", "flags", "code", "deal")),
@@ -468,7 +468,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         out = {name: argument for name, (argument, _) in outputs.items()}
         RESET_KERNELS[self.layout](self.num_envs, *self._state(), self._masks, out["obs"],
                                    self._cards, cuda.device_array(which), self._deals,
-                                   self._relaxed, self.allow_undo, self._kind, self._steps,
+                                   self._rule, self.allow_undo, self._kind, self._steps,
                                    self._autoreset, self._codes, out["counts"], out["flags"],
                                    out["code"], out["deal"])  # fmt: skip
 

@@ -61,6 +61,12 @@ MESSAGES: dict[str, dict[int, str]] = {
     },
 }
 
+# Traditional's won game: nothing was removed, the four runs stand in the tableau
+WON_IN_TABLEAU = {
+    "en": "The game is over: all four runs stand complete in the tableau",
+    "hu": "A játszma véget ért: mind a 4 sor teljes az asztalon",
+}
+
 
 def message(
     code: int,
@@ -94,7 +100,7 @@ def refusal_code(
     if not 0 <= a < n_actions:
         return rules.E_OUT_OF_RANGE
     if n_legal == 0:
-        return rules.E_GAME_OVER if arrays[4][rules.M_REMOVED] == 4 else rules.E_NO_MOVES
+        return rules.E_GAME_OVER if rules.is_won(arrays[4]) else rules.E_NO_MOVES
     return int(rules.check_action(*arrays, a, allow_undo))
 
 
@@ -103,6 +109,8 @@ def refusal_text(
 ) -> str:
     """The message of check ``code`` for ``action`` (index ``a``) in the game of ``arrays``,
     with the card it moves and the destination column's top card where the code needs them."""
+    if code == rules.E_GAME_OVER and int(arrays[4][rules.M_RULES]) == rules.TRADITIONAL:
+        return WON_IN_TABLEAU[lang]
     if code in WHOLE_GAME_CODES or a >= RESERVE_ACTION:
         return message(code, lang, action=action, last=n_actions - 1)
     card, dest = decode_move_plain(a)

@@ -85,7 +85,7 @@ def follow_ups(
     known top card one rank higher (of its suit under Classic), a king that does not already
     head a column onto the first empty column.  No reserve deal, no pointless shuffle.
     """
-    relaxed = meta[rules.M_RELAXED] != 0
+    relaxed = meta[rules.M_RULES] == rules.RELAXED
     empty = -1
     for c in range(rules.N_COLUMNS):
         if lens[c] == 0:
@@ -159,13 +159,13 @@ def move_features(
     down = 0
     for c in range(rules.N_COLUMNS):
         down += fd[c]
-    relaxed = meta[rules.M_RELAXED] != 0
+    relaxed = meta[rules.M_RULES] == rules.RELAXED
     n = 0
     level = 0
     for level in range(3):  # 0: the loop-avoiding mask; 1: revisits allowed; 2: shuffles too
         for i in range(k):
             a = legal[i]
-            if level < 2 and search.is_pointless(tab, lens, fd, a):
+            if level < 2 and search.is_pointless(tab, lens, fd, meta, a):
                 continue
             size = 0
             rank = 0
@@ -187,7 +187,7 @@ def move_features(
                     king_to_empty = 1.0
                 dest_down = fd[dest] / 3.0
                 dest_len = lens[dest] / 13.0
-            removed = meta[rules.M_REMOVED]
+            removed = meta[rules.M_REMOVED] + meta[rules.M_RUNS]
             before_down = down
             points = rules.apply_action(tab, lens, fd, reserve, meta, hist, a)
             gain = search.evaluate(tab, lens, fd, reserve, meta, loc) - base
@@ -195,7 +195,7 @@ def move_features(
             after_down = 0
             for c in range(rules.N_COLUMNS):
                 after_down += fd[c]
-            new_removed = meta[rules.M_REMOVED]
+            new_removed = meta[rules.M_REMOVED] + meta[rules.M_RUNS]
             src_left = lens[src] if src >= 0 else 1
             src_down = fd[src] if src >= 0 else 0
             src_up = src_left - src_down if src >= 0 else 0

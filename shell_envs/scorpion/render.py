@@ -29,11 +29,14 @@ def render_ansi(state: ScorpionState) -> str:
     Cards are written as their codes (``4H``, ``TD``; suits S H D C), as the rules' messages,
     positions and moves write them, so a card seen here is typed as it is shown.
     """
-    rule = "Relaxed" if state.relaxed else "Classic"
     reserve = "## ## ##" if not state.reserve_dealt else "dealt"
-    slots = " ".join(f"[{SUITS[s]}]" for s in state.slots) + " [ ]" * (4 - state.removed)
+    if state.traditional:
+        done, slots = f"runs {state.runs}/4", "none (runs stay in the tableau)"
+    else:
+        done = f"removed {state.removed}/4"
+        slots = " ".join(f"[{SUITS[s]}]" for s in state.slots) + " [ ]" * (4 - state.removed)
     lines = [
-        f"Scorpion ({rule})  score {state.score}  moves {state.moves}  removed {state.removed}/4",
+        f"Scorpion ({state.rules.title()})  score {state.score}  moves {state.moves}  {done}",
         f"reserve: {reserve}   slots: {slots.strip()}",
         "  ".join(f" {c + 1} " for c in range(7)),
     ]
@@ -107,9 +110,8 @@ def render_rgb(state: ScorpionState) -> np.ndarray:
     """The position as a (760, 552, 3) uint8 image: header, reserve, slots and the 7 columns."""
     image = Image.new("RGB", (WIDTH, HEIGHT), _FELT)
     draw = ImageDraw.Draw(image)
-    rule = "Relaxed" if state.relaxed else "Classic"
     status = "  WON" if state.won else ""
-    header = f"Scorpion ({rule})   score {state.score}   moves {state.moves}{status}"
+    header = f"Scorpion ({state.rules.title()})   score {state.score}   moves {state.moves}{status}"
     draw.text((MARGIN, 10), header, (255, 255, 255), font(18))
     top = 40
     if state.reserve_dealt:

@@ -34,7 +34,8 @@ from shell_envs.scorpion.actions import (
     encode_move,
 )
 
-RULE_SETS = ("classic", "relaxed")  # the rule sets' names, their one home (M_RELAXED 0 / 1)
+RULE_SETS = ("classic", "relaxed", "traditional")  # the rule sets' names, their one home
+CLASSIC, RELAXED, TRADITIONAL = 0, 1, 2  # their codes: the index in RULE_SETS, kept in M_RULES
 MAX_DEPTH = 52
 DEAL_DEPTH = 7  # cards per column in a fresh deal
 SEQUENCE = 13
@@ -49,10 +50,11 @@ M_REMOVED = 0
 M_SCORE = 1
 M_MOVES = 2
 M_RESERVE_DEALT = 3
-M_RELAXED = 4
+M_RULES = 4  # the rule set's code (CLASSIC, RELAXED or TRADITIONAL)
 M_HIST_COUNT = 5
 M_HIST_HEAD = 6
 M_SLOTS = 7  # 4 slots: suit of each removed sequence in removal order, -1 when empty
+M_RUNS = 11  # Traditional: complete king-to-ace runs standing in the tableau (0 otherwise)
 META_SIZE = 16
 
 # history record fields
@@ -190,15 +192,16 @@ def deal(
     meta: np.ndarray,
     hist: np.ndarray,
     cards: np.ndarray,
-    relaxed: bool,
+    rule: int,
 ) -> None:
-    """Lay out 52 cards in deal order: 7 columns of 7 (3 face down in columns 1–4), reserve of 3."""
+    """Lay out 52 cards in deal order: 7 columns of 7 (3 face down in columns 1–4), reserve of 3,
+    for the rule set coded ``rule`` (CLASSIC, RELAXED or TRADITIONAL)."""
     tab[:, :] = -1
     meta[:] = 0
     hist[:, :] = 0
     for s in range(4):
         meta[M_SLOTS + s] = -1
-    meta[M_RELAXED] = 1 if relaxed else 0
+    meta[M_RULES] = rule
     for c in range(N_COLUMNS):
         for d in range(DEAL_DEPTH):
             tab[c, d] = cards[c * DEAL_DEPTH + d]
@@ -231,7 +234,7 @@ def check_move(
     """Error code of moving ``card`` (with every card above it) onto column ``dest``; 0 = legal."""
     if card < 0 or card >= N_CARDS or dest < 0 or dest >= N_COLUMNS:
         return E_OUT_OF_RANGE
-    if meta[M_REMOVED] == 4:
+    if is_won(meta):
         return E_GAME_OVER
     c, d = find_card(tab, lens, card)
     if c < 0:
@@ -252,7 +255,7 @@ def check_move(
         return E_ON_ACE
     if rank != top % 13 - 1:
         return E_WRONG_RANK
-    if meta[M_RELAXED] == 0 and card // 13 != top // 13:
+    if meta[M_RULES] != RELAXED and card // 13 != top // 13:
         return E_SAME_SUIT
     return OK
 
@@ -272,7 +275,7 @@ def check_action(
     limit = N_ACTIONS_UNDO if allow_undo else N_ACTIONS
     if action < 0 or action >= limit:
         return E_OUT_OF_RANGE
-    if meta[M_REMOVED] == 4:
+    if is_won(meta):
         return E_GAME_OVER  # a won game stays won: no undo either
     if action == UNDO_ACTION:
         if meta[M_HIST_COUNT] > 0:
@@ -331,10 +334,42 @@ def is_complete_sequence(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, col:
 
 
 @jit_inline
+def count_runs(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray) -> int:
+    """Complete runs in the tableau: 13 face-up cards of one suit, king (lowest) to ace, one
+    directly on the other, anywhere in a column (Traditional's goal)."""
+    runs = 0
+    for c in range(N_COLUMNS):
+        n = int(lens[c])
+        d = int(fd[c])
+        while d + SEQUENCE <= n:
+            king = int(tab[c, d])
+            length = 1
+            if king % 13 == 12:
+                while length < SEQUENCE and tab[c, d + length] == king - length:
+                    length += 1
+            if length == SEQUENCE:
+                runs += 1
+            d += length
+    return runs
+
+
+@jit_inline
+def is_won(meta: np.ndarray) -> bool:
+    """Whether the game is won: 4 sequences removed, or (Traditional) 4 complete runs standing."""
+    return meta[M_REMOVED] == 4 or meta[M_RUNS] == 4
+
+
+@jit_inline
 def remove_sequence(
     tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, meta: np.ndarray, col: int, rec: np.ndarray
 ) -> int:
-    """Remove complete sequences from the top of ``col`` (re-checking, flipping); returns points."""
+    """Remove complete sequences from the top of ``col`` (re-checking, flipping); returns points.
+
+    Under Traditional nothing is removed: the runs are counted where they stand instead.
+    """
+    if meta[M_RULES] == TRADITIONAL:
+        meta[M_RUNS] = count_runs(tab, lens, fd)
+        return 0
     points = 0
     while is_complete_sequence(tab, lens, fd, col):
         n = int(lens[col])
@@ -462,6 +497,8 @@ def undo(
             tab[c, n] = -1
             lens[c] = n
         meta[M_RESERVE_DEALT] = 0
+    if meta[M_RULES] == TRADITIONAL:
+        meta[M_RUNS] = count_runs(tab, lens, fd)
     points = int(rec[H_POINTS])
     meta[M_SCORE] -= points
     meta[M_MOVES] -= 1
@@ -519,7 +556,7 @@ def _generate(tab, lens, fd, meta, sink, listing):
     rule); each face-up card then needs a single bit test, and only those few look further.
     The column of each top card is kept in bit sets too, so that look is a few bit operations.
     """
-    if meta[M_REMOVED] == 4:
+    if is_won(meta):
         return 0
     tops = 0  # bit t: card t is the top card of a column
     top_ranks = 0  # bit r: a column's top card has rank r (0 = ace)
@@ -537,7 +574,7 @@ def _generate(tab, lens, fd, meta, sink, listing):
             col4 |= bit if c & 4 else 0
         else:
             empty |= 1 << c
-    relaxed = meta[M_RELAXED] != 0
+    relaxed = meta[M_RULES] == RELAXED
     if relaxed:
         below = top_ranks >> 1  # ranks one below a top's rank
         movable = below | (below << 13) | (below << 26) | (below << 39)
@@ -604,7 +641,7 @@ def legal_mask(
     for a in range(mask.shape[0]):
         mask[a] = False
     k = _generate(tab, lens, fd, meta, mask, False)
-    if allow_undo and meta[M_HIST_COUNT] > 0 and meta[M_REMOVED] != 4:
+    if allow_undo and meta[M_HIST_COUNT] > 0 and not is_won(meta):
         mask[UNDO_ACTION] = True  # a won game stays won: no undo
         k += 1
     return k
@@ -651,7 +688,7 @@ def random_playout(
     seed: int,
     total_moves: int,
     max_game_moves: int,
-    relaxed: bool,
+    rule: int,
 ) -> int:
     """Play random legal moves over fresh deals until ``total_moves``; returns the games started.
 
@@ -666,7 +703,7 @@ def random_playout(
     games = 0
     while played < total_moves:
         shuffled_deck(rng_next(rng), cards)
-        deal(tab, lens, fd, reserve, meta, hist, cards, relaxed)
+        deal(tab, lens, fd, reserve, meta, hist, cards, rule)
         games += 1
         for _ in range(max_game_moves):
             k = legal_moves(tab, lens, fd, reserve, meta, moves)

@@ -19,7 +19,7 @@ from shell_envs.scorpion.actions import decode_move
 
 HIDDEN = -2
 
-W_REMOVED = 100.0  # a sequence removed to a slot
+W_REMOVED = 100.0  # a sequence removed to a slot (Traditional: a complete run standing)
 W_FACE_DOWN = 6.0  # penalty per card still face down
 W_LINK = 5.0  # a face-up card on the next-higher card of its suit
 W_EMPTY = 4.0  # an empty column
@@ -43,7 +43,7 @@ def evaluate(
     Removed sequences, turned cards, same-suit links, empty columns, kings at the base of a
     column and the same-suit placements available next: what a patience player tries to grow.
     """
-    value = W_REMOVED * meta[rules.M_REMOVED]
+    value = W_REMOVED * (meta[rules.M_REMOVED] + meta[rules.M_RUNS])
     loc[:] = -1
     for c in range(rules.N_COLUMNS):
         n = int(lens[c])
@@ -73,13 +73,16 @@ def evaluate(
 
 
 @jit
-def is_pointless(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, action: int) -> bool:
+def is_pointless(
+    tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, meta: np.ndarray, action: int
+) -> bool:
     """Whether ``action`` moves a whole column headed by a king onto an empty column, and
     removes nothing by it.
 
     Such a move only relabels the columns: the position and its prospects stay the same.
-    The exception is a column whose top 13 cards form a complete sequence: it stays standing
-    until its column receives cards, so moving the whole column is the only way to remove it.
+    The exception (Classic and Relaxed) is a column whose top 13 cards form a complete
+    sequence: it stays standing until its column receives cards, so moving the whole column
+    is the only way to remove it.  Traditional removes nothing, so it has no exception.
     """
     if action >= rules.RESERVE_ACTION:
         return False
@@ -87,7 +90,11 @@ def is_pointless(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, action: int)
     if card % 13 != 12 or lens[dest] != 0:
         return False
     src, depth = rules.find_card(tab, lens, card)
-    return depth == 0 and fd[src] == 0 and not rules.is_complete_sequence(tab, lens, fd, src)
+    if depth != 0 or fd[src] != 0:
+        return False
+    return meta[rules.M_RULES] == rules.TRADITIONAL or not rules.is_complete_sequence(
+        tab, lens, fd, src
+    )
 
 
 @jit
@@ -106,7 +113,7 @@ def is_dead(
     """
     k = rules.legal_moves(tab, lens, fd, reserve, meta, moves)
     for i in range(k):
-        if not is_pointless(tab, lens, fd, moves[i]):
+        if not is_pointless(tab, lens, fd, meta, moves[i]):
             return False
     return True
 
@@ -121,7 +128,7 @@ def _combine(h, value):
 @jit
 def position_hash(tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, meta: np.ndarray) -> int:
     """A 32-bit hash of the visible layout: columns, face-down counts, reserve dealt or not."""
-    h = int(meta[rules.M_RESERVE_DEALT]) + 8 * int(meta[rules.M_REMOVED])
+    h = int(meta[rules.M_RESERVE_DEALT]) + 8 * int(meta[rules.M_REMOVED])  # runs: in the cards
     for c in range(rules.N_COLUMNS):
         h = _combine(h, int(lens[c]) * 64 + int(fd[c]) + 4096 * (c + 1))
         for d in range(int(fd[c]), int(lens[c])):
@@ -198,7 +205,7 @@ def greedy_choice(
         if a == rules.RESERVE_ACTION:
             reserve_ok = True
             continue
-        if is_pointless(tab, lens, fd, a):
+        if is_pointless(tab, lens, fd, meta, a):
             continue
         rules.apply_action(tab, lens, fd, reserve, meta, hist, a)
         value = evaluate(tab, lens, fd, reserve, meta, loc) - base
@@ -333,7 +340,7 @@ def rollout_choice(
         if a == rules.RESERVE_ACTION:
             reserve_ok = True
             continue
-        if is_pointless(tab, lens, fd, a):
+        if is_pointless(tab, lens, fd, meta, a):
             continue
         gain = quick_gain(tab, lens, fd, where, a)
         noisy = gain + noise * (rules.rng_next(rng) / 4294967296.0)
@@ -362,7 +369,7 @@ def rollout(
 ) -> int:
     """Play up to ``depth`` rollout-policy moves on a full state; returns the moves played."""
     for step in range(depth):
-        if meta[rules.M_REMOVED] == 4:
+        if rules.is_won(meta):
             return step
         k = rules.legal_moves(tab, lens, fd, reserve, meta, moves)
         if k == 0:

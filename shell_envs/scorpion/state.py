@@ -50,9 +50,19 @@ class ScorpionState:
     __hash__ = None  # type: ignore[assignment]
 
     @property
+    def rules(self) -> str:
+        """The rule set's name: ``"classic"``, ``"relaxed"`` or ``"traditional"``."""
+        return rules.RULE_SETS[int(self.meta[rules.M_RULES])]
+
+    @property
     def relaxed(self) -> bool:
         """Whether the game uses the Relaxed rule (any suit one rank higher)."""
-        return bool(self.meta[rules.M_RELAXED])
+        return int(self.meta[rules.M_RULES]) == rules.RELAXED
+
+    @property
+    def traditional(self) -> bool:
+        """Whether the game uses the traditional rules (runs stay in the tableau)."""
+        return int(self.meta[rules.M_RULES]) == rules.TRADITIONAL
 
     @property
     def score(self) -> int:
@@ -70,9 +80,14 @@ class ScorpionState:
         return int(self.meta[rules.M_MOVES])
 
     @property
+    def runs(self) -> int:
+        """Traditional: complete king-to-ace runs standing in the tableau (0–4; 0 otherwise)."""
+        return int(self.meta[rules.M_RUNS])
+
+    @property
     def won(self) -> bool:
-        """All four sequences removed."""
-        return int(self.meta[rules.M_REMOVED]) == 4
+        """All four sequences removed (Traditional: standing complete in the tableau)."""
+        return bool(rules.is_won(self.meta))
 
     @property
     def reserve_dealt(self) -> bool:
@@ -89,23 +104,25 @@ class ScorpionState:
         return [int(c) for c in self.tab[col, : self.lens[col]]]
 
     @classmethod
-    def from_deal(cls, cards: Sequence[object], relaxed: bool = False) -> ScorpionState:
+    def from_deal(cls, cards: Sequence[object], rule_set: str = "classic") -> ScorpionState:
         """A new game from 52 card codes in deal order (columns 1–7 bottom → top, then reserve)."""
+        code = rule_code(rule_set)
         state = cls()
-        rules.deal(*state.arrays, np.asarray(check_deal(cards), np.int8), relaxed)
+        rules.deal(*state.arrays, np.asarray(check_deal(cards), np.int8), code)
         return state
 
     @classmethod
-    def from_number(cls, number: int, relaxed: bool = False) -> ScorpionState:
+    def from_number(cls, number: int, rule_set: str = "classic") -> ScorpionState:
         """A new game from a deal number: the same deal on every machine."""
+        code = rule_code(rule_set)
         state = cls()
-        rules.deal(*state.arrays, deck_of(number), relaxed)
+        rules.deal(*state.arrays, deck_of(number), code)
         return state
 
     @classmethod
-    def from_position(cls, position: Mapping[str, Any], relaxed: bool = False) -> ScorpionState:
+    def from_position(cls, position: Mapping[str, Any], rule_set: str = "classic") -> ScorpionState:
         """A game set up from a [`position`][]-style dict (no undo history)."""
-        return _from_position(position, relaxed)
+        return _from_position(position, rule_code(rule_set))
 
     def position(self) -> dict[str, Any]:
         """The full position as card codes, hidden cards included."""
@@ -117,6 +134,14 @@ class ScorpionState:
             "score": self.score,
             "moves": self.moves,
         }
+
+
+def rule_code(rule_set: str) -> int:
+    """The code (`rules.CLASSIC`, `rules.RELAXED`, `rules.TRADITIONAL`) of a rule set's name."""
+    if not isinstance(rule_set, str) or rule_set not in rules.RULE_SETS:
+        names = ", ".join(repr(name) for name in rules.RULE_SETS)
+        raise ValueError(f"the rule set must be one of {names}; got {rule_set!r}")
+    return rules.RULE_SETS.index(rule_set)
 
 
 def deck_of(number: int) -> np.ndarray:
@@ -161,7 +186,7 @@ def _check_unique(indices: list[int]) -> None:
 _POSITION_KEYS = ("columns", "face_down", "reserve", "removed", "score", "moves")
 
 
-def _from_position(position: Mapping[str, Any], relaxed: bool) -> ScorpionState:
+def _from_position(position: Mapping[str, Any], code: int) -> ScorpionState:
     """Validate a position dict and build its state."""
     if not isinstance(position, Mapping):
         raise ValueError(f"a position must be a dict, got {type(position).__name__}")
@@ -218,10 +243,14 @@ def _from_position(position: Mapping[str, Any], relaxed: bool) -> ScorpionState:
     removed = integer("position['removed']", position.get("removed", len(suits)), 0, 4)
     if removed != len(suits):
         raise ValueError(f"position['removed'] is {removed} but {len(suits)} suits are missing")
+    if code == rules.TRADITIONAL and removed:
+        raise ValueError(
+            "under the traditional rules nothing is removed: the position must hold all 52 cards"
+        )
     score = integer("position['score']", position.get("score", 0), 0, MAX_COUNTER)
     moves = integer("position['moves']", position.get("moves", 0), 0, MAX_COUNTER)
     state = ScorpionState()
-    state.meta[rules.M_RELAXED] = 1 if relaxed else 0
+    state.meta[rules.M_RULES] = code
     for s in range(4):
         state.meta[rules.M_SLOTS + s] = suits[s] if s < len(suits) else -1
     state.meta[rules.M_REMOVED] = removed
@@ -234,6 +263,8 @@ def _from_position(position: Mapping[str, Any], relaxed: bool) -> ScorpionState:
         state.fd[i] = face_down[i]
     for i, c in enumerate(res):
         state.reserve[i] = c
+    if code == rules.TRADITIONAL:
+        state.meta[rules.M_RUNS] = rules.count_runs(state.tab, state.lens, state.fd)
     return state
 
 
@@ -256,7 +287,7 @@ _SHAPES = (
     ("meta", (rules.META_SIZE,), np.int32),
     ("hist", (rules.HISTORY, rules.HIST_WIDTH), np.int32),
 )
-_META_USED = rules.M_SLOTS + 4
+_META_USED = rules.M_RUNS + 1
 MAX_COUNTER = 2**31 - 1  # score and moves live in int32
 
 
@@ -346,9 +377,18 @@ def _check_layout(
     for field, index in (("score", rules.M_SCORE), ("moves", rules.M_MOVES)):
         if int(meta[index]) < 0:
             raise ValueError(f"state.meta {field} must be ≥ 0; got {int(meta[index])}")
-    relaxed = int(meta[rules.M_RELAXED])
-    if relaxed not in (0, 1):
-        raise ValueError(f"state.meta relaxed flag must be 0 or 1; got {relaxed}")
+    code = int(meta[rules.M_RULES])
+    if not 0 <= code < len(rules.RULE_SETS):
+        raise ValueError(
+            f"state.meta rule-set code must be 0–{len(rules.RULE_SETS) - 1} "
+            f"({', '.join(rules.RULE_SETS)}); got {code}"
+        )
+    runs = int(meta[rules.M_RUNS])
+    expected = rules.count_runs(tab, lens, fd) if code == rules.TRADITIONAL else 0
+    if runs != expected:
+        raise ValueError(f"state.meta runs count is {runs} but the tableau has {expected}")
+    if code == rules.TRADITIONAL and removed:
+        raise ValueError(f"state.meta removed count is {removed}, but traditional removes nothing")
     count, head = int(meta[rules.M_HIST_COUNT]), int(meta[rules.M_HIST_HEAD])
     if not 0 <= count <= rules.HISTORY or not 0 <= head < rules.HISTORY:
         raise ValueError(f"state.meta history count {count} / head {head} must be 0–100 / 0–99")
@@ -430,6 +470,8 @@ def _check_history(
             meta[rules.M_RESERVE_DEALT] = 0
         meta[rules.M_SCORE] -= int(rec[rules.H_POINTS])
         meta[rules.M_MOVES] -= 1
+        if int(meta[rules.M_RULES]) == rules.TRADITIONAL:
+            meta[rules.M_RUNS] = rules.count_runs(tab, lens, fd)
         try:
             _check_layout(tab, lens, fd, reserve, meta)
         except ValueError as exc:

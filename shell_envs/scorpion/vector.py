@@ -64,13 +64,13 @@ def _encode(kind, tab, lens, fd, reserve, meta, out):
 
 
 @jit
-def _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards):
+def _deal_number(tab, lens, fd, reserve, meta, hist, number, rule, mask, allow_undo, cards):
     """Start game ``number`` in one game's arrays and fill its mask; returns the legal count.
 
     ``cards`` (52) is scratch room for the shuffled deck.
     """
     engine.shuffled_deck(number, cards)
-    engine.deal(tab, lens, fd, reserve, meta, hist, cards, relaxed)
+    engine.deal(tab, lens, fd, reserve, meta, hist, cards, rule)
     return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
 
 
@@ -96,13 +96,13 @@ def reset_game(
     obs: np.ndarray,
     cards: np.ndarray,
     number: int,
-    relaxed: bool,
+    rule: int,
     allow_undo: bool,
     kind: int,
 ) -> None:
     """Deal ``number`` in one game (its arrays, mask, observation row, 52 cards of scratch)
     and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
-    _deal_number(tab, lens, fd, reserve, meta, hist, number, relaxed, mask, allow_undo, cards)
+    _deal_number(tab, lens, fd, reserve, meta, hist, number, rule, mask, allow_undo, cards)
     if kind >= 0:
         _encode(kind, tab, lens, fd, reserve, meta, obs)
 
@@ -124,7 +124,7 @@ def step_game(
     steps: np.ndarray,
     max_moves: int,
     win_reward: bool,
-    relaxed: bool,
+    rule: int,
     autoreset: np.ndarray,
     numbers: np.ndarray,
     kind: int,
@@ -154,7 +154,7 @@ def step_game(
     rewards[i] = 0.0
     if autoreset[i]:
         numbers[i] = deals.next_deal(gen, pool, use_pool)
-        reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], relaxed,
+        reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], rule,
                    allow_undo, kind)  # fmt: skip
         steps[i] = 0
         autoreset[i] = False
@@ -171,7 +171,7 @@ def step_game(
                 n_legal += 1
     codes[i] = code
     steps[i] += 1
-    won = meta[engine.M_REMOVED] == 4
+    won = engine.is_won(meta)
     if win_reward:
         rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
     else:
@@ -197,7 +197,7 @@ def batch_reset(
     hist: np.ndarray,
     numbers: np.ndarray,
     which: np.ndarray,
-    relaxed: bool,
+    rule: int,
     allow_undo: bool,
     masks: np.ndarray,
     kind: int,
@@ -211,7 +211,7 @@ def batch_reset(
                 tab, lens, fd, reserve, meta, hist, i
             )
             reset_game(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
-                       row(cards, i), numbers[i], relaxed, allow_undo, kind)  # fmt: skip
+                       row(cards, i), numbers[i], rule, allow_undo, kind)  # fmt: skip
 
 
 @jit_inline
@@ -230,7 +230,7 @@ def fill_infos(
     counts[0, i] = meta[engine.M_SCORE]
     counts[1, i] = meta[engine.M_REMOVED]
     counts[2, i] = meta[engine.M_MOVES]
-    flags[0, i] = meta[engine.M_REMOVED] == 4
+    flags[0, i] = engine.is_won(meta)
     flags[1, i] = codes[i] != engine.OK
     code[i] = codes[i]
     deal[i] = numbers[i]
@@ -265,7 +265,7 @@ def batch_step(
     steps: np.ndarray,
     max_moves: int,
     win_reward: bool,
-    relaxed: bool,
+    rule: int,
     autoreset: np.ndarray,
     numbers: np.ndarray,
     kind: int,
@@ -293,7 +293,7 @@ def batch_step(
     for i in prange(tab.shape[0]):
         g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
         step_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
-                  row(cards, i), actions, allow_undo, steps, max_moves, win_reward, relaxed,
+                  row(cards, i), actions, allow_undo, steps, max_moves, win_reward, rule,
                   autoreset, numbers, kind, fill_ended, codes, rewards, terminated, truncated,
                   row(gen, i), pool, use_pool)  # fmt: skip
         fill_infos(i, g_meta, codes, numbers, counts, flags, code, deal)
@@ -375,7 +375,7 @@ def configure(env: Any, num_envs: int, rules: str, obs_encoder: Any, illegal_act
     env.render_mode = None
     env.autoreset_mode = AUTORESET_MODES[autoreset_mode]
     env.metadata = {"autoreset_mode": env.autoreset_mode}
-    env._relaxed = env.rules == "relaxed"
+    env._rule = RULE_SETS.index(env.rules)
     env.encoder = ENCODERS.create(obs_encoder)
     env._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(env.encoder), -1)
     env.n_actions = engine.N_ACTIONS_UNDO if env.allow_undo else engine.N_ACTIONS
@@ -443,7 +443,7 @@ class ScorpionVectorEnv(VectorEnv):
     max_moves: int
     encoder: Any
     n_actions: int
-    _relaxed: bool
+    _rule: int
     _kind: int
 
     def __init__(
@@ -521,7 +521,7 @@ class ScorpionVectorEnv(VectorEnv):
             self.deals[seeded] = [s for s in seeds if s is not None]
             self._draw_deals(~seeded)
         everyone = np.ones(n, np.bool_)
-        batch_reset(*self.arrays, self.deals, everyone, self._relaxed, self.allow_undo,
+        batch_reset(*self.arrays, self.deals, everyone, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=False),
                     self._cards)  # fmt: skip
         self.steps[:] = 0
@@ -544,7 +544,7 @@ class ScorpionVectorEnv(VectorEnv):
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
         rewards, terminated, truncated, *outputs = self._results.take()
         batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
-                   self.reward_mode == "win", self._relaxed, self._autoreset, self.deals,
+                   self.reward_mode == "win", self._rule, self._autoreset, self.deals,
                    self._kind, not self._same_step, self._obs_target(partial=False),
                    self._cards, self._codes, rewards, terminated, truncated, self._gen,
                    self._pool, self._use_pool, *outputs)  # fmt: skip
@@ -558,7 +558,7 @@ class ScorpionVectorEnv(VectorEnv):
                 final_obs[e] = _row(observations, int(e))
             final_info = infos
             self._draw_deals(ended)
-            batch_reset(*self.arrays, self.deals, ended, self._relaxed, self.allow_undo,
+            batch_reset(*self.arrays, self.deals, ended, self._rule, self.allow_undo,
                         self.masks, self._kind, self._obs_target(partial=True),
                         self._cards)  # fmt: skip
             self.steps[ended] = 0
@@ -622,7 +622,7 @@ class ScorpionVectorEnv(VectorEnv):
         if not which.any():
             return
         self._draw_deals(which)
-        batch_reset(*self.arrays, self.deals, which, self._relaxed, self.allow_undo,
+        batch_reset(*self.arrays, self.deals, which, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=True),
                     self._cards)  # fmt: skip
         self.steps[which] = 0

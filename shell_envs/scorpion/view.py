@@ -35,7 +35,7 @@ from shell_envs.scorpion.encoders import (  # the layouts' one home: the encoder
     CardsEncoder,
     TableauEncoder,
 )
-from shell_envs.scorpion.state import ScorpionState, check_layout
+from shell_envs.scorpion.state import ScorpionState, check_layout, rule_code
 
 __all__ = [
     "HIDDEN",
@@ -92,12 +92,13 @@ class ScorpionView:
         return cls.from_state(env.unwrapped.get_state(), check=False)  # env states are valid
 
     @classmethod
-    def from_observation(cls, observation: Any, relaxed: bool = False) -> ScorpionView:
+    def from_observation(cls, observation: Any, rule_set: str = "classic") -> ScorpionView:
         """Decode a ``"tableau"`` or ``"cards"`` observation (or its Dict) into a view.
 
-        Observations do not carry the rule, the score or the move count: ``relaxed`` gives the
-        rule, and score and moves read 0.
+        Observations do not carry the rule set, the score or the move count: ``rule_set``
+        names the rule set, and score and moves read 0.
         """
+        code = rule_code(rule_set)
         if isinstance(observation, dict):
             observation = observation["observation"]
         obs = _integers(observation)
@@ -160,7 +161,9 @@ class ScorpionView:
         meta[rules.M_SLOTS : rules.M_SLOTS + len(gone)] = gone
         meta[rules.M_REMOVED] = removed
         meta[rules.M_RESERVE_DEALT] = 0 if in_reserve else 1
-        meta[rules.M_RELAXED] = 1 if relaxed else 0
+        meta[rules.M_RULES] = code
+        if code == rules.TRADITIONAL:  # the complete runs are face up: the view sees them
+            meta[rules.M_RUNS] = rules.count_runs(tab, lens, fd)
         reserve = np.full(3, HIDDEN if in_reserve else -1, np.int8)
         return cls._build(tab, lens, fd, reserve, meta)
 
@@ -205,7 +208,9 @@ class ScorpionView:
         allowed = np.zeros(N_ACTIONS_UNDO, np.bool_)
         out = np.empty(N_ACTIONS, np.int64)
         tab, lens, fd, reserve, meta = self.arrays()
-        meta[rules.M_RELAXED] = 1  # a superset of the Classic moves: masks of either rule pass
+        meta[rules.M_RULES] = (
+            rules.RELAXED
+        )  # a superset of the Classic moves: masks of either rule pass
         k = rules.legal_moves(tab, lens, fd, reserve, meta, out)
         allowed[out[:k]] = True
         allowed[UNDO_ACTION] = True
@@ -217,9 +222,14 @@ class ScorpionView:
         return legal
 
     @property
+    def rules(self) -> str:
+        """The rule set's name: ``"classic"``, ``"relaxed"`` or ``"traditional"``."""
+        return rules.RULE_SETS[int(self.meta[rules.M_RULES])]
+
+    @property
     def relaxed(self) -> bool:
         """Whether the Relaxed rule is in force."""
-        return bool(self.meta[rules.M_RELAXED])
+        return int(self.meta[rules.M_RULES]) == rules.RELAXED
 
     @property
     def hidden_count(self) -> int:

@@ -71,7 +71,8 @@ def deal_verdicts(rules: str = "classic") -> dict[int, DealVerdict]:
 
 
 def winnable_seeds(rules: str = "classic") -> tuple[int, ...]:
-    """Deal numbers proven winnable under ``rules`` (``"classic"`` or ``"relaxed"``)."""
+    """Deal numbers proven winnable under ``rules`` (``"classic"``, ``"relaxed"`` or
+    ``"traditional"``)."""
     return _table(rules)[0]
 
 

@@ -39,18 +39,21 @@ def agents(seed: int = 0) -> list:
     ]
 
 
-def random_states(n: int, seed: int) -> list[ScorpionState]:
-    """Positions reached by 0–60 random moves from numbered deals and run-rich layouts."""
+def random_states(
+    n: int, seed: int, rule_sets: tuple[str, ...] = ("classic", "relaxed")
+) -> list[ScorpionState]:
+    """Positions reached by 0–60 random moves from numbered deals and run-rich layouts, each
+    under one of ``rule_sets`` (the default: the draws some tests' positions were picked by)."""
     rng = np.random.default_rng(seed)
     states = []
     moves = np.empty(rules.N_ACTIONS, np.int64)
     while len(states) < n:
-        relaxed = bool(rng.integers(2))
+        rule_set = rule_sets[int(rng.integers(len(rule_sets)))]
         if rng.integers(3):
-            state = ScorpionState.from_number(int(rng.integers(10**6)), relaxed)
+            state = ScorpionState.from_number(int(rng.integers(10**6)), rule_set)
         else:
             pos = run_position(rng, reserve=bool(rng.integers(2)))
-            state = ScorpionState.from_position(pos, relaxed)
+            state = ScorpionState.from_position(pos, rule_set)
         for _ in range(int(rng.integers(0, 61))):
             k = rules.legal_moves(*state.arrays[:5], moves)
             if k == 0:
@@ -85,7 +88,7 @@ def shuffle_hidden(state: ScorpionState, rng: np.random.Generator) -> ScorpionSt
 @pytest.mark.parametrize("seed", [1, 2])
 def test_agents_return_only_legal_actions(seed: int) -> None:
     players = agents(seed)
-    for state in random_states(40, seed):
+    for state in random_states(40, seed, rules.RULE_SETS):
         view = ScorpionView.from_state(state)
         for allow_undo in (False, True):
             mask = mask_of(state, allow_undo)
@@ -96,7 +99,7 @@ def test_agents_return_only_legal_actions(seed: int) -> None:
 
 
 def test_agents_play_legal_whole_games_through_the_env() -> None:
-    for rule in ("classic", "relaxed"):
+    for rule in rules.RULE_SETS:
         for agent in agents(3):
             env, info = start(position({}, filler=7), rules=rule, max_moves=120)
             env.reset(seed=11)
@@ -112,11 +115,11 @@ def test_agents_play_legal_whole_games_through_the_env() -> None:
 
 
 def test_act_decodes_tableau_and_cards_observations() -> None:
-    for state in random_states(15, 5):
+    for state in random_states(15, 5, rules.RULE_SETS):
         mask = mask_of(state)
         truth = ScorpionView.from_state(state)
         for encoder in (TableauEncoder(), CardsEncoder()):
-            view = ScorpionView.from_observation(encoder.encode(state), state.relaxed)
+            view = ScorpionView.from_observation(encoder.encode(state), state.rules)
             for field in ("tab", "lens", "fd", "reserve", "unseen"):
                 assert np.array_equal(getattr(view, field), getattr(truth, field)), field
             for agent in agents(0):
@@ -126,7 +129,7 @@ def test_act_decodes_tableau_and_cards_observations() -> None:
 
 
 def test_view_masks_every_face_down_and_reserve_card() -> None:
-    for state in random_states(20, 7):
+    for state in random_states(20, 7, rules.RULE_SETS):
         view = ScorpionView.from_state(state)
         hidden = [int(state.tab[c, d]) for c in range(7) for d in range(int(state.fd[c]))]
         hidden += [int(x) for x in state.reserve if x >= 0]
@@ -142,7 +145,7 @@ def test_view_masks_every_face_down_and_reserve_card() -> None:
 
 def test_decisions_do_not_depend_on_the_hidden_cards() -> None:
     rng = np.random.default_rng(9)
-    for state in random_states(25, 9):
+    for state in random_states(25, 9, rules.RULE_SETS):
         other = shuffle_hidden(state, rng)
         view_a, view_b = ScorpionView.from_state(state), ScorpionView.from_state(other)
         for field in ("tab", "lens", "fd", "reserve", "meta", "unseen"):
@@ -179,9 +182,9 @@ FLIP_POSITION = {1: "AS 7S", 2: "8S", 3: "3S", 4: "2S", 5: "KS QS JS TS", 6: "9S
 def test_greedy_prefers_turning_a_card_and_never_shuffles_a_king() -> None:
     env, info = start(spades(FLIP_POSITION, {1: 1}))
     view = ScorpionView.from_env(env)
-    tab, lens, fd, _, _ = view.arrays()
-    assert search.is_pointless(tab, lens, fd, action("KS", 7))
-    assert not search.is_pointless(tab, lens, fd, action("7S", 2))
+    tab, lens, fd, _, meta = view.arrays()
+    assert search.is_pointless(tab, lens, fd, meta, action("KS", 7))
+    assert not search.is_pointless(tab, lens, fd, meta, action("7S", 2))
     assert info["action_mask"][action("KS", 7)]
     for seed in range(5):
         greedy = make_agent(GAME, "greedy", seed=seed)
@@ -205,7 +208,8 @@ def test_greedy_deals_the_reserve_only_when_nothing_else_gains() -> None:
 
 def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
     """Whether ``a`` moves a king lying face up at the bottom of its column to an empty one,
-    its top 13 cards not a complete sequence (which the move would remove)."""
+    its top 13 cards not a complete sequence (which the move would remove; the traditional
+    rules remove nothing)."""
     if a >= rules.RESERVE_ACTION:
         return False
     card, dest = divmod(a, 7)
@@ -217,7 +221,7 @@ def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
         and src is not None
         and columns[src][0] == card
         and int(state.fd[src]) == 0
-        and not is_sequence(columns[src][-13:])
+        and (state.traditional or not is_sequence(columns[src][-13:]))
     )
 
 
@@ -231,7 +235,7 @@ def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
     moves = np.empty(rules.N_ACTIONS, np.int64)
     seen = {True: 0, False: 0}
     rng = np.random.default_rng(13)
-    for state in random_states(40, 13):
+    for state in random_states(40, 13, rules.RULE_SETS):
         for _ in range(200):
             legal = np.flatnonzero(mask_of(state))
             dead = search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, moves)
@@ -284,7 +288,7 @@ def test_moving_a_complete_sequence_on_a_king_is_not_pointless() -> None:
     env, info = start(spades({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S AS"}, {}))
     view = ScorpionView.from_env(env)
     tab, lens, fd, reserve, meta = view.arrays()
-    assert not search.is_pointless(tab, lens, fd, action("KS", 2))
+    assert not search.is_pointless(tab, lens, fd, meta, action("KS", 2))
     assert not search.is_dead(tab, lens, fd, reserve, meta, np.empty(rules.N_ACTIONS, np.int64))
     for agent in agents(0)[1:]:
         agent.reset(0)
@@ -426,7 +430,7 @@ def test_pimc_settle_solves_an_undecided_sample_again_before_the_vote() -> None:
 def test_pimc_refresh_draws_the_pool_afresh_unless_enumerated() -> None:
     # a pool kept from an earlier decision: kept without refresh, replaced by fresh solved
     # determinizations with it; an enumerated pool (3 hidden cards, 6 arrangements) is kept
-    for state, exact in ((random_states(4, 33)[0], False), (few_hidden(5, True, 0), True)):
+    for state, exact in ((random_states(4, 33)[0], False), (few_hidden(5, "relaxed", 0), True)):
         assert (len(ScorpionView.from_state(state).unseen) <= 3) == exact
         view = ScorpionView.from_state(state)
         for refresh in (False, True):
@@ -443,7 +447,7 @@ def test_pimc_refresh_draws_the_pool_afresh_unless_enumerated() -> None:
 
 def relaxed_after(deal: int, line: list[int]) -> ScorpionState:
     """Relaxed deal number ``deal`` after the moves of ``line``."""
-    state = ScorpionState.from_number(deal, True)
+    state = ScorpionState.from_number(deal, "relaxed")
     for move in line:
         rules.apply_action(*state.arrays, move)
     return state
@@ -575,7 +579,10 @@ def plan_share(states: list, move: int, depth: int, budget: int, deepen: int) ->
     for s in after:
         rules.apply_action(*s.arrays, move)
     nxt = [int(m) for m in np.flatnonzero(mask_of(after[0]))]
-    nxt = [m for m in nxt if not search.is_pointless(after[0].tab, after[0].lens, after[0].fd, m)]
+    first = after[0]
+    nxt = [
+        m for m in nxt if not search.is_pointless(first.tab, first.lens, first.fd, first.meta, m)
+    ]
     shares = [plan_share(after, m, depth - 1, budget, deepen) for m in nxt]
     found = [share for share in shares if share is not None]
     return max(found) if found else None
@@ -618,10 +625,10 @@ def test_pimc_plan_plays_the_best_fair_plan(monkeypatch: pytest.MonkeyPatch) -> 
     assert changed
 
 
-def few_hidden(seed: int, relaxed: bool, down: int) -> ScorpionState:
+def few_hidden(seed: int, rule_set: str, down: int) -> ScorpionState:
     """A numbered deal with only ``down`` face-down cards left (column 1), reserve undealt:
     ``down + 3`` hidden cards."""
-    state = ScorpionState.from_number(seed, relaxed)
+    state = ScorpionState.from_number(seed, rule_set)
     state.fd[:] = 0
     state.fd[0] = down
     return state
@@ -631,8 +638,8 @@ def test_pimc_enumerates_few_hidden_cards_and_stays_fair() -> None:
     # with at most `exact` arrangements of the hidden cards the pool is every one of them,
     # once; decisions still do not depend on which arrangement is the real one
     rng = np.random.default_rng(5)
-    for seed, relaxed, down in ((3, True, 1), (8, False, 1), (11, True, 0)):
-        state = few_hidden(seed, relaxed, down)
+    for seed, rule_set, down in ((3, "relaxed", 1), (8, "classic", 1), (11, "relaxed", 0)):
+        state = few_hidden(seed, rule_set, down)
         view = ScorpionView.from_state(state)
         n = len(view.unseen)
         agent = PimcAgent(**{**TINY_PIMC, "exact": 24})
@@ -647,7 +654,7 @@ def test_pimc_enumerates_few_hidden_cards_and_stays_fair() -> None:
 
 
 def test_pimc_enumeration_covers_every_arrangement_once() -> None:
-    state = few_hidden(4, True, 1)
+    state = few_hidden(4, "relaxed", 1)
     view = ScorpionView.from_state(state)
     agent = PimcAgent(**{**TINY_PIMC, "exact": 24})
     agent.reset(0)
@@ -661,7 +668,7 @@ def test_pimc_enumeration_covers_every_arrangement_once() -> None:
     assert all(sorted(k) == sorted(int(c) for c in view.unseen) for k in seen)
     assert not PimcAgent(**{**TINY_PIMC, "exact": 23})._enumerate(view)
     assert PimcAgent(**TINY_PIMC)._enumerate(view)  # the Relaxed default: up to 24
-    classic = ScorpionView.from_state(few_hidden(4, False, 1))
+    classic = ScorpionView.from_state(few_hidden(4, "classic", 1))
     assert not PimcAgent(**TINY_PIMC)._enumerate(classic)  # the Classic default: never
 
 
@@ -681,3 +688,37 @@ def test_pimc_wins_deals_greedy_loses() -> None:
     for deal, rule in ((0, "classic"), (5, "relaxed")):
         assert play_deal(PimcAgent(rules=rule), deal, rule)[0], (deal, rule)
         assert not play_deal(make_agent(GAME, "greedy"), deal, rule)[0], (deal, rule)
+
+
+# three moves from a traditional win, each a same-suit placement: 7S onto 8S, 4H onto 5H, AC
+# onto 2C (the diamonds stand complete)
+TRADITIONAL_THREE_MOVES = position(
+    {
+        1: "KS QS JS TS 9S 8S",
+        2: "7S 6S 5S 4S 3S 2S AS",
+        3: "KH QH JH TH 9H 8H 7H 6H 5H",
+        4: "4H 3H 2H AH",
+        5: "KD QD JD TD 9D 8D 7D 6D 5D 4D 3D 2D AD",
+        6: "KC QC JC TC 9C 8C 7C 6C 5C 4C 3C 2C",
+        7: "AC",
+    }
+)
+
+
+def test_agents_play_traditional_games() -> None:
+    # the bench's play function under the traditional rules: whole short games, legal moves
+    for name, options in (("greedy", {}), ("lookahead", {}), ("learned", {}), ("pimc", TINY_PIMC)):
+        for deal in (0, 1):
+            agent = make_agent(GAME, name, rules="traditional", **options)
+            won, score, moves, end = play_deal(agent, deal, "traditional", max_moves=40)
+            assert moves > 0 and score >= 0 and score % 5 == 0, (name, deal)
+            assert end in ("won", "no move", "dead", "stalled", "move cap"), (name, deal, end)
+    # and each finishes a game three moves from the win: the runs count in its evaluation
+    for agent in agents(0)[1:]:  # not random
+        env, info = start(TRADITIONAL_THREE_MOVES, rules="traditional")
+        agent.reset(0)
+        for _ in range(3):
+            a = choose_action(agent, None, info["action_mask"], ScorpionView.from_env(env))
+            _, reward, terminated, _, info = env.step(a)
+            assert reward == 5.0, agent.name
+        assert terminated and info["won"] and info["score"] == 15, agent.name

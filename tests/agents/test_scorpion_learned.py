@@ -41,7 +41,7 @@ def test_numpy_forward_equals_torch_forward():
 
 def test_training_features_are_the_agents_features():
     # the batched features of full states (training) equal those of the player's view (play)
-    states = random_states(30, 4)
+    states = random_states(30, 4, rules.RULE_SETS)
     n = len(states)
     arrays = [np.stack([s.arrays[j] for s in states]) for j in range(5)]
     masks = np.stack([mask_of(s) for s in states])
@@ -89,7 +89,7 @@ def test_learned_agent_is_deterministic_for_a_seed_and_plays_legal_moves():
         first = play_deal(make_agent("scorpion", "learned", temperature=temperature), 3, "classic")
         again = play_deal(make_agent("scorpion", "learned", temperature=temperature), 3, "classic")
         assert first == again and first[3] != "illegal"
-    for state in random_states(20, 6):
+    for state in random_states(20, 6, rules.RULE_SETS):
         mask = mask_of(state)
         assert mask[make_agent("scorpion", "learned", seed=1).act_with_state(
             ScorpionView.from_state(state), mask
@@ -131,7 +131,7 @@ def test_shipped_agent_plays_without_torch():
         "from shell_envs.agents import make_agent\n"
         "from shell_envs.bench.patience import play_deal\n"
         "games = [play_deal(make_agent('scorpion', 'learned', rules=r), 5, r)\n"
-        "         for r in ('classic', 'relaxed')]\n"
+        "         for r in ('classic', 'relaxed', 'traditional')]\n"
         "assert 'torch' not in sys.modules\n"
         "print(json.dumps(games))\n"
     )

@@ -37,10 +37,10 @@ def play(encoder: str, rule: str, seed: int, moves: int):
 
 
 @pytest.mark.parametrize("encoder", ["tableau", "cards"])
-@pytest.mark.parametrize("rule", ["classic", "relaxed"])
+@pytest.mark.parametrize("rule", ["classic", "relaxed", "traditional"])
 def test_decoded_observation_is_the_env_state(encoder: str, rule: str) -> None:
     for obs, state in play(encoder, rule, seed=3, moves=40):
-        decoded = ScorpionView.from_observation(obs, rule == "relaxed")
+        decoded = ScorpionView.from_observation(obs, rule)
         assert np.array_equal(decoded.lens, state.lens)
         assert np.array_equal(decoded.fd, state.fd)
         for c in range(rules.N_COLUMNS):
@@ -49,7 +49,8 @@ def test_decoded_observation_is_the_env_state(encoder: str, rule: str) -> None:
             assert np.array_equal(decoded.tab[c, down:n], state.tab[c, down:n])
             assert np.all(decoded.tab[c, n:] == -1)
         assert np.array_equal(decoded.reserve == HIDDEN, state.reserve >= 0)
-        assert decoded.relaxed == state.relaxed
+        assert decoded.rules == state.rules and decoded.relaxed == state.relaxed
+        assert int(decoded.meta[rules.M_RUNS]) == state.runs
         removed = int(state.meta[rules.M_REMOVED])
         assert int(decoded.meta[rules.M_REMOVED]) == removed
         truth = ScorpionView.from_state(state)

@@ -101,6 +101,31 @@ def test_the_default_bench_plays_the_built_in_agents_in_their_games(tmp_path: Pa
     assert {r["deal"] for r in records} == {0, 1}
 
 
+def test_the_traditional_rules_are_benched_against_their_own_ceiling(tmp_path: Path) -> None:
+    result, out = bench(tmp_path, "--game", "scorpion", "--rules", "traditional")
+    assert result.exit_code == 0, result.output
+    data, records = read(out)
+    assert set(data["scorpion"]) - {"set", "confidence"} == {"traditional"}
+    verdicts = deal_verdicts("traditional")
+    ceiling = data["scorpion"]["traditional"]["ceiling"]
+    winnable = sum(verdicts[d].verdict == "won" for d in (5000, 5001))
+    assert ceiling["known_deals"] == 2 and ceiling["winnable_deals"] == winnable
+    assert {r["rules"] for r in records} == {"traditional"}
+    markdown = (out / "results.md").read_text(encoding="utf-8")
+    assert "| traditional | greedy |" in markdown and "Thoughtful ceiling (traditional" in markdown
+
+
+def test_all_plays_the_three_rule_sets_and_both_the_two_defaults(tmp_path: Path) -> None:
+    result, out = bench(tmp_path, "--game", "scorpion", "--rules", "all", "--agents", "random")
+    assert result.exit_code == 0, result.output
+    data, _ = read(out)
+    assert set(data["scorpion"]) >= {"classic", "relaxed", "traditional"}
+    result, out = bench(tmp_path / "b", "--game", "scorpion", "--agents", "random")
+    assert result.exit_code == 0, result.output
+    data, _ = read(out)
+    assert "traditional" not in data["scorpion"] and {"classic", "relaxed"} <= set(data["scorpion"])
+
+
 def test_illegal_actions_and_errors_are_reported_and_the_bench_finishes(tmp_path: Path) -> None:
     result, out = bench(
         tmp_path,

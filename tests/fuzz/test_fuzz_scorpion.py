@@ -252,6 +252,8 @@ CORRUPTIONS = {  # label: (code run on state ``s``, fragment of the message)
     "duplicate": ("s.tab[5, 0] = s.tab[4, 0]", "duplicate card"),
     "half a reserve": ("s.reserve[1] = -1", "state.reserve is"),
     "negative score": ("s.meta[1] = -3", "state.meta score must be ≥ 0; got -3"),
+    "rule-set code": ("s.meta[4] = 3", r"state.meta rule-set code must be 0–2 .*got 3"),
+    "runs under classic": ("s.meta[11] = 1", "state.meta runs count is 1 but the tableau has 0"),
 }
 
 
@@ -294,10 +296,11 @@ def test_set_state_refuses_impossible_arrays_and_changes_nothing(corrupted, labe
     assert unchanged
 
 
-def test_set_state_accepts_every_state_reached_by_play_history_included():
+@pytest.mark.parametrize("rule_set", ["relaxed", "traditional"])
+def test_set_state_accepts_every_state_reached_by_play_history_included(rule_set):
     rng = np.random.default_rng(1)
-    env = gym.make("shell_envs/Scorpion-v0", allow_undo=True, rules="relaxed")
-    other = gym.make("shell_envs/Scorpion-v0", allow_undo=True, rules="relaxed")
+    env = gym.make("shell_envs/Scorpion-v0", allow_undo=True, rules=rule_set)
+    other = gym.make("shell_envs/Scorpion-v0", allow_undo=True, rules=rule_set)
     env.reset(seed=4)
     for _ in range(80):
         mask = env.unwrapped.action_masks()
@@ -315,9 +318,11 @@ def test_set_state_fuzz_never_crashes_the_process():
         import gymnasium as gym, numpy as np, shell_envs
         from shell_envs.scorpion import rules
         rng = np.random.default_rng(0)
-        env = gym.make("shell_envs/Scorpion-v0", allow_undo=True)
+        envs = [gym.make("shell_envs/Scorpion-v0", allow_undo=True, rules=name)
+                for name in ("classic", "traditional")]
         refused = accepted = 0
         for trial in range(400):
+            env = envs[trial % 2]
             env.reset(seed=int(trial))
             for _ in range(int(rng.integers(0, 30))):
                 m = env.unwrapped.action_masks()
@@ -444,8 +449,9 @@ JUNK = st.one_of(
     key=st.sampled_from(["columns", "face_down", "reserve", "removed", "score", "moves", "col"]),
     index=st.integers(0, 6),
     value=JUNK,
+    rule_set=st.sampled_from(rules.RULE_SETS),
 )
-def test_any_position_accepted_is_a_possible_game(key, index, value):
+def test_any_position_accepted_is_a_possible_game(key, index, value, rule_set):
     """Whatever a position holds, from_position refuses it or builds a state check_state accepts."""
     from shell_envs.scorpion.state import check_state
 
@@ -455,8 +461,8 @@ def test_any_position_accepted_is_a_possible_game(key, index, value):
     else:
         pos[key] = value
     try:
-        state = ScorpionState.from_position(pos)
+        state = ScorpionState.from_position(pos, rule_set)
     except ValueError:
         return
     check_state(state.arrays)
-    assert ScorpionState.from_position(state.position()) == state
+    assert ScorpionState.from_position(state.position(), rule_set) == state

@@ -142,6 +142,9 @@ def check_envs() -> None:
         "Scorpion": lambda layout, copy: scorpion_gpu.ScorpionGpuVectorEnv(
             N, layout=layout, copy=copy, device="cuda:0"
         ),
+        "Scorpion, traditional": lambda layout, copy: scorpion_gpu.ScorpionGpuVectorEnv(
+            N, rules="traditional", layout=layout, copy=copy, device="cuda:0"
+        ),
     }
     for name, make in makers.items():
         for layout in ("soa", "game_major"):

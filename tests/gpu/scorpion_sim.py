@@ -22,9 +22,11 @@ from gymnasium.spaces import Discrete
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.scorpion import rules
-from shell_envs.scorpion.gpu import LAYOUTS, ScorpionGpuVectorEnv
+from shell_envs.scorpion.gpu import LAYOUTS, STATE, ScorpionGpuVectorEnv
+from shell_envs.scorpion.state import ScorpionState
 from shell_envs.scorpion.vector import ScorpionVectorEnv
 from tests.gpu.helpers import poisoned_outputs
+from tests.scorpion.test_traditional import near_win
 
 
 def host(value):
@@ -135,6 +137,49 @@ def check_lockstep_soa_options():
             np.testing.assert_array_equal(host(out_gpu[4][key])[[0, 2]], value[[0, 2]])
 
 
+def load(gpu, cpu, states):
+    """Put ``states`` into the games of both envs, with their legal masks, as a step leaves
+    them (the CPU env's arrays, then all of them copied into the GPU env's buffers)."""
+    for i, state in enumerate(states):
+        for rows, array in zip(cpu.arrays, state.arrays, strict=True):
+            rows[i] = array
+        rules.legal_mask(*(rows[i] for rows in cpu.arrays), cpu.allow_undo, cpu.masks[i])
+    soa = gpu.layout == "soa"
+    for name, rows in zip(STATE, cpu.arrays, strict=True):
+        gpu.state[name].copy_to_device(
+            np.ascontiguousarray(np.moveaxis(rows, 0, -1) if soa else rows)
+        )
+    gpu._masks.copy_to_device(np.ascontiguousarray(cpu.masks.T if soa else cpu.masks))
+
+
+def check_lockstep_traditional():
+    """Traditional: positions a few moves from a win (runs standing, stacked, covered, the
+    reserve undealt in some) loaded into both envs, both layouts, then played in lockstep
+    through wins and autoresets into numbered deals."""
+    rng = np.random.default_rng(52)
+    wins = 0
+    for layout, options in (
+        ("soa", {"allow_undo": True}),
+        ("game_major", {"reward": "win", "obs_encoder": "cards", "mask_in_obs": True}),
+    ):
+        gpu = ScorpionGpuVectorEnv(4, layout=layout, rules="traditional", max_moves=30, **options)
+        cpu = ScorpionVectorEnv(4, rules="traditional", max_moves=30, **options)
+        same_all(gpu.reset(seed=7), cpu.reset(seed=7), f"{layout} reset")
+        positions = [near_win(rng, reserve=i % 2 == 1, face_down=i >= 2) for i in range(4)]
+        load(gpu, cpu, [ScorpionState.from_position(p, "traditional") for p in positions])
+        for step in range(50):
+            masks = cpu.action_masks()
+            same(gpu.action_masks(), masks, f"{layout} masks before step {step}")
+            acts = actions_for(step, masks, gpu, rng, cpu.n_actions)
+            out_gpu, out_cpu = gpu.step(acts), cpu.step(acts)
+            same_all(out_gpu, out_cpu, f"{layout} step {step}")
+            wins += int(out_cpu[4]["won"].sum())
+        for g, c in zip(gpu.host_arrays(), cpu.arrays, strict=True):
+            np.testing.assert_array_equal(g, c)
+        assert (cpu.arrays[4][:, rules.M_RULES] == rules.TRADITIONAL).all()
+    assert wins > 0, wins
+
+
 def check_lockstep_large():
     """Real GPU only (too slow in the simulator): many games, both layouts, long enough for
     wins, stuck games and truncations."""
@@ -152,7 +197,7 @@ def check_deals_equal_cpu():
     for i, (tab, lens, fd, reserve, meta, hist) in enumerate(zip(*gpu.host_arrays(), strict=True)):
         rules.shuffled_deck(numbers[i], cards)
         want = rules.new_arrays()
-        rules.deal(*want, cards, False)
+        rules.deal(*want, cards, rules.CLASSIC)
         for got, expected in zip((tab, lens, fd, reserve, meta, hist), want, strict=True):
             np.testing.assert_array_equal(got, expected, err_msg=f"deal {numbers[i]}")
 

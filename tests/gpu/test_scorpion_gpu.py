@@ -16,6 +16,7 @@ SIM_CHECKS = [
     "lockstep_tableau",
     "lockstep_cards_relaxed_undo",
     "lockstep_soa_options",
+    "lockstep_traditional",
     "deals_equal_cpu",
     "raise_and_errors",
     "copies",

@@ -91,10 +91,11 @@ def action(card: str, column: int) -> int:
 
 class Reference(reference.Game):
     """The plain reference engine (:mod:`shell_envs.scorpion.reference`, written apart from the
-    compiled rules), with undo, set up from a position dict, to cross-check the compiled engine."""
+    compiled rules), with undo, set up from a position dict under the rule set named ``rules``,
+    to cross-check the compiled engine."""
 
-    def __init__(self, pos: dict, relaxed: bool, allow_undo: bool = True) -> None:
-        super().__init__(reference.from_position(pos), relaxed, allow_undo, pos.get("score", 0))
+    def __init__(self, pos: dict, rules: str, allow_undo: bool = True) -> None:
+        super().__init__(reference.from_position(pos), rules, allow_undo, pos.get("score", 0))
 
     @property
     def fd(self) -> list[int]:
@@ -106,9 +107,14 @@ class Reference(reference.Game):
         """Sequences removed."""
         return self.state[3]
 
+    @property
+    def runs(self) -> int:
+        """Complete runs standing in the tableau, counted under the traditional rules only."""
+        return reference.standing_runs(self.state) if self.rules == "traditional" else 0
+
     def legal(self) -> set[int]:
         """Every legal action except undo."""
-        return set(reference.legal_actions(self.state, self.relaxed))
+        return set(reference.legal_actions(self.state, self.rules))
 
     def columns(self) -> list[list[str]]:
         """Columns as codes."""
@@ -134,16 +140,19 @@ def run_position(rng: np.random.Generator, reserve: bool) -> dict:
     return _dealt_position(rng, cols, res, 0)
 
 
-def endgame_position(rng: np.random.Generator, reserve: bool, suits: int | None = None) -> dict:
-    """A small random end game of 1–3 suits: same-suit runs, complete sequences (some covered
-    by other cards, some standing on kings or on other cards), empty columns, face-down cards,
-    and the reserve dealt or not."""
+def endgame_position(
+    rng: np.random.Generator, reserve: bool, suits: int | None = None, complete: float = 0.4
+) -> dict:
+    """A small random end game of 1–3 suits (``suits``: that many, 4 for a position the
+    traditional rules accept): same-suit runs, complete sequences (each suit one with chance
+    ``complete``; some covered by other cards, some standing on kings or on other cards), empty
+    columns, face-down cards, and the reserve dealt or not."""
     n_suits = int(rng.integers(1, 4)) if suits is None else suits
     kept = sorted(rng.choice(4, size=n_suits, replace=False))
     pieces: list[list[int]] = []
     for suit in kept:
         cards = [int(suit) * 13 + 12 - i for i in range(13)]
-        if rng.random() < 0.4:
+        if rng.random() < complete:
             pieces.append(cards)  # a complete sequence
             continue
         cuts = sorted(rng.choice(np.arange(1, 13), size=rng.integers(1, 5), replace=False))

@@ -72,7 +72,7 @@ def test_rules_re_exports_the_codec_and_the_rule_set_names():
     for name in ("N_ACTIONS", "N_ACTIONS_UNDO", "N_CARDS", "N_COLUMNS", "RESERVE_ACTION",
                  "UNDO_ACTION", "decode_move", "encode_move"):  # fmt: skip
         assert getattr(rules, name) is getattr(actions, name), name
-    assert rules.RULE_SETS == ("classic", "relaxed")
+    assert rules.RULE_SETS == ("classic", "relaxed", "traditional")
     for module in (env, winnable, solver):
         assert module.RULES is rules.RULE_SETS, module.__name__  # the old name, an alias
     assert vector.RULE_SETS is rules.RULE_SETS

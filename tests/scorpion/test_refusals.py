@@ -41,6 +41,17 @@ STUCK = {
 }
 WON = {"columns": [[]] * 7, "face_down": [0] * 7, "reserve": [], "removed": 4}
 POSITIONS = {"deal": None, "open": OPEN, "stuck": STUCK, "won": WON}
+# the same cases with all 52 cards, as the traditional rules need them (nothing is removed)
+RUN = "K Q J T 9 8 7 6 5 4 3 2 A"
+TRADITIONAL_POSITIONS = {
+    "deal": None,
+    "open": {**position({1: "KS QS", 2: "AD", 3: "5C 4C", 4: "9D", 5: "2S", 6: ""}), "moves": 5},
+    # the other suits lie under column 7's spades: only spades are on top, and no column is empty
+    "stuck": position(
+        {1: "AS", 2: "2S 3S", 3: "4S 5S", 4: "6S 7S", 5: "8S 9S", 6: "TS JS", 7: "QS KS"}
+    ),  # fmt: skip
+    "won": position({c + 1: " ".join(r + s for r in RUN.split()) for c, s in enumerate("SHDC")}),
+}
 CODES = {v for k, v in vars(rules).items() if k.startswith("E_")}  # every code but OK
 
 
@@ -50,10 +61,11 @@ def _single(name: str, rule_set: str, allow_undo: bool, lang: str, raise_: bool 
         rules=rule_set, allow_undo=allow_undo, lang=lang,
         illegal_action="raise" if raise_ else "reject",
     )  # fmt: skip
-    if POSITIONS[name] is None:
+    positions = TRADITIONAL_POSITIONS if rule_set == "traditional" else POSITIONS
+    if positions[name] is None:
         single.reset(seed=0)
     else:
-        single.reset(options={"position": POSITIONS[name]})
+        single.reset(options={"position": positions[name]})
     return single
 
 
@@ -90,6 +102,8 @@ def test_explain_agrees_for_every_action_of_every_position(rule_set, allow_undo,
             assert (text is None) == (code == rules.OK), (name, action)
             seen.add(code)
     unreachable = {rules.E_SAME_SUIT} if rule_set == "relaxed" else set()
+    if rule_set == "traditional":
+        unreachable = {rules.E_CARD_REMOVED}  # no card is ever removed
     if not allow_undo:
         unreachable |= {rules.E_NOTHING_TO_UNDO, rules.E_UNDO_LIMIT}  # undo is out of range
     assert seen - {rules.OK} == CODES - unreachable

@@ -28,7 +28,7 @@ from tests.scorpion.helpers import action, codes, example_deal, make, position, 
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"rules": "wasp"}, "rules must be one of 'classic', 'relaxed'"),
+        ({"rules": "wasp"}, "rules must be one of 'classic', 'relaxed', 'traditional'"),
         ({"obs_encoder": "pixels"}, "registered: cards, tableau"),
         ({"obs_encoder": 3}, "obs_encoder must be a registered name"),
         ({"illegal_action": "ignore"}, "illegal_action must be one of 'reject', 'raise'"),
@@ -326,6 +326,8 @@ def test_get_and_set_state():
     assert env.unwrapped.action_masks()[rules.RESERVE_ACTION]
     with pytest.raises(ValueError, match="rules do not match"):
         make(rules="relaxed").unwrapped.set_state(saved)
+    with pytest.raises(ValueError, match="rules do not match"):
+        make(rules="traditional").unwrapped.set_state(saved)
 
 
 def test_registered_with_gymnasium():

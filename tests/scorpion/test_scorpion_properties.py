@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import gymnasium as gym
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,7 @@ from tests.scorpion.helpers import Reference, make, run_position
 
 SETTINGS = settings(max_examples=25, deadline=None)
 seeds = st.integers(0, 2**32 - 1)
-rule_sets = st.sampled_from(["classic", "relaxed"])
+rule_sets = st.sampled_from(rules.RULE_SETS)
 
 
 def accepted(env) -> np.ndarray:
@@ -54,7 +55,7 @@ def test_engine_matches_an_independent_reference_model(seed, rule_set, reserve):
     pos = run_position(rng, reserve)
     env = make(rules=rule_set, allow_undo=True)
     _, info = env.reset(options={"position": pos})
-    ref = Reference(pos, rule_set == "relaxed")
+    ref = Reference(pos, rule_set)
     for _ in range(60):
         legal = ref.legal()
         mask = info["action_mask"]
@@ -72,7 +73,8 @@ def test_engine_matches_an_independent_reference_model(seed, rule_set, reserve):
         assert got["columns"] == ref.columns()
         assert got["face_down"] == ref.fd
         assert (got["score"], got["removed"]) == (ref.score, ref.removed)
-        assert info["won"] == (ref.removed == 4)
+        assert env.unwrapped.get_state().runs == ref.runs  # traditional: complete runs standing
+        assert info["won"] == ref.won
 
 
 REPLAY_DEALS = [2010, *range(40)]  # deal 2010 once ended the game when stuck after move 46
@@ -95,15 +97,16 @@ def check_against(ref: Reference, mask: np.ndarray, position: dict) -> None:
     assert (position["score"], position["removed"]) == (ref.score, ref.removed)
 
 
-def test_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engine():
+@pytest.mark.parametrize("rule_set", ["classic", "traditional"])
+def test_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engine(rule_set):
     """Random games with undo from real deals, move by move against the rules of record's
     engine: masks, rewards, positions and the end of each game agree, games that get stuck
     with a move to take back included (undo is then their only legal action)."""
     stuck = 0
     for deal in REPLAY_DEALS:
-        env = make(allow_undo=True, max_moves=None)
+        env = make(rules=rule_set, allow_undo=True, max_moves=None)
         _, info = env.reset(seed=deal)
-        ref = Reference(env.unwrapped.position(), relaxed=False)
+        ref = Reference(env.unwrapped.position(), rule_set)
         rng = np.random.default_rng(deal)
         for _ in range(REPLAY_MOVES):
             check_against(ref, info["action_mask"], env.unwrapped.position())
@@ -117,17 +120,22 @@ def test_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engin
     assert stuck >= 5  # the case that once diverged is exercised
 
 
-def test_batched_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engine():
+@pytest.mark.parametrize("rule_set", ["classic", "traditional"])
+def test_batched_random_games_with_undo_from_deals_replay_exactly_on_the_reference_engine(
+    rule_set,
+):
     """The same replay in the batched env, every game checked until its first game ends."""
     n = 8
-    env = gym.make_vec("shell_envs/Scorpion-v0", num_envs=n, allow_undo=True, max_moves=None)
+    env = gym.make_vec(
+        "shell_envs/Scorpion-v0", num_envs=n, rules=rule_set, allow_undo=True, max_moves=None
+    )
     env.reset(options={"deals": REPLAY_DEALS[:n]})
     u = env.unwrapped
 
     def position(i: int) -> dict:
         return ScorpionState(tuple(x[i].copy() for x in u.arrays)).position()
 
-    refs = [Reference(position(i), relaxed=False) for i in range(n)]
+    refs = [Reference(position(i), rule_set) for i in range(n)]
     rngs = [np.random.default_rng(deal) for deal in REPLAY_DEALS[:n]]
     live = np.ones(n, bool)
     stuck = 0
@@ -180,10 +188,10 @@ def test_undoing_every_move_restores_the_start(seed, rule_set, n):
 
 
 @SETTINGS
-@given(seed=seeds, relaxed=st.booleans())
-def test_compiled_random_playout_keeps_every_card(seed, relaxed):
+@given(seed=seeds, rule_set=rule_sets)
+def test_compiled_random_playout_keeps_every_card(seed, rule_set):
     state = ScorpionState()
-    games = rules.random_playout(*state.arrays, seed, 500, 200, relaxed)
+    games = rules.random_playout(*state.arrays, seed, 500, 200, rules.RULE_SETS.index(rule_set))
     assert games >= 1
     on_table = [c for col in range(7) for c in state.column(col)]
     on_table += [int(c) for c in state.reserve if c >= 0]
@@ -192,11 +200,11 @@ def test_compiled_random_playout_keeps_every_card(seed, relaxed):
     assert all(state.fd[c] < state.lens[c] or state.lens[c] == 0 for c in range(7))
 
 
-def random_play(seed: int, relaxed: bool, moves: int = 80) -> Iterator[ScorpionState]:
+def random_play(seed: int, rule_set: str, moves: int = 80) -> Iterator[ScorpionState]:
     """Deal ``seed`` and yield its state before each of up to ``moves`` random legal moves
     (the same object, played on after each yield), stopping when no move is left."""
     rng = np.random.default_rng(seed)
-    state = ScorpionState.from_number(seed, relaxed=relaxed)
+    state = ScorpionState.from_number(seed, rule_set)
     listed = np.empty(rules.N_ACTIONS, np.int64)
     for _ in range(moves):
         yield state
@@ -218,10 +226,10 @@ def listing_key(state: ScorpionState, action: int) -> tuple[int, ...]:
 
 
 @SETTINGS
-@given(seed=seeds, relaxed=st.booleans())
-def test_legal_moves_lists_the_accepted_actions_in_source_card_order(seed, relaxed):
+@given(seed=seeds, rule_set=rule_sets)
+def test_legal_moves_lists_the_accepted_actions_in_source_card_order(seed, rule_set):
     moves = np.empty(rules.N_ACTIONS, np.int64)
-    for state in random_play(seed, relaxed):
+    for state in random_play(seed, rule_set):
         k = rules.legal_moves(*state.arrays[:5], moves)
         accepted = [
             a
@@ -243,9 +251,9 @@ def reference_tableau(state: ScorpionState) -> np.ndarray:
 
 
 @SETTINGS
-@given(seed=seeds, relaxed=st.booleans())
-def test_tableau_encoding_matches_its_documentation(seed, relaxed):
+@given(seed=seeds, rule_set=st.sampled_from(["classic", "relaxed"]))
+def test_tableau_encoding_matches_its_documentation(seed, rule_set):
     out = np.full(366, -7, np.int8)
-    for state in random_play(seed, relaxed):
+    for state in random_play(seed, rule_set):
         encode_tableau(*state.arrays[:5], out)
         np.testing.assert_array_equal(out, reference_tableau(state))

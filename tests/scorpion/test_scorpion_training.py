@@ -28,7 +28,7 @@ for _ in range(60):
     if term:
         break
 state = ScorpionState()
-games = rules.random_playout(*state.arrays, 5, 300, 100, True)
+games = rules.random_playout(*state.arrays, 5, 300, 100, rules.RELAXED)
 from shell_envs.core.sampling import random_legal_actions
 vec = gym.make_vec("shell_envs/Scorpion-v0", num_envs=3)
 vec_obs, _ = vec.reset(seed=5)
@@ -47,7 +47,7 @@ print(json.dumps({"pos": env.unwrapped.position(), "obs": obs.tolist(), "rewards
 
 
 @pytest.mark.parametrize("encoder", ["tableau", "cards"])
-@pytest.mark.parametrize("rule_set", ["classic", "relaxed"])
+@pytest.mark.parametrize("rule_set", ["classic", "relaxed", "traditional"])
 def test_check_env(encoder, rule_set):
     with warnings.catch_warnings():
         warnings.simplefilter("error")

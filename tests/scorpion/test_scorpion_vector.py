@@ -73,8 +73,9 @@ def test_batch_and_single_envs_play_identical_games(mode):
 
 
 @pytest.mark.parametrize("encoder", ["tableau", "cards"])
-def test_batch_matches_single_for_each_encoder_and_rule_set(encoder):
-    lockstep(4, 60, seed=5, obs_encoder=encoder, rules="relaxed", max_moves=30)
+@pytest.mark.parametrize("rule_set", ["relaxed", "traditional"])  # classic: the tests above
+def test_batch_matches_single_for_each_encoder_and_rule_set(encoder, rule_set):
+    lockstep(4, 60, seed=5, obs_encoder=encoder, rules=rule_set, max_moves=30)
 
 
 def test_batch_matches_single_with_illegal_actions_undo_and_win_reward():

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 import shell_envs  # noqa: F401  (registers the env)
 from shell_envs.cli import main
 from shell_envs.scorpion import rules as engine
+from shell_envs.scorpion import solver
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.solver import (
     LOST,
@@ -26,7 +27,7 @@ from shell_envs.scorpion.solver import (
 from shell_envs.scorpion.state import ScorpionState, deck_of
 from tests.scorpion.helpers import position
 
-WON_SEEDS = {"classic": (0, 14, 16), "relaxed": (3, 9, 10)}
+WON_SEEDS = {"classic": (0, 14, 16), "relaxed": (3, 9, 10), "traditional": (0, 14, 16)}
 # Relaxed deals the depth-first search alone left unknown at 500,000 nodes
 HARD_RELAXED_SEEDS = (1, 2, 4, 7)
 # Classic, reserve dealt: moving the 7S run onto 8S at once (the old "safe move") loses, yet
@@ -78,7 +79,7 @@ def dead_deal() -> list[str]:
     return deal + reserve
 
 
-@pytest.mark.parametrize("rules", ["classic", "relaxed"])
+@pytest.mark.parametrize("rules", engine.RULE_SETS)
 def test_solutions_replay_to_wins(rules: str) -> None:
     for seed in WON_SEEDS[rules]:
         result = solve(seed, rules=rules, max_nodes=300_000)
@@ -94,17 +95,27 @@ def test_explicit_deal_solution_replays() -> None:
     assert replay("classic", result.moves, options={"deal": codes})
 
 
-@pytest.mark.parametrize("rules", ["classic", "relaxed"])
+@pytest.mark.parametrize("rules", engine.RULE_SETS)
 def test_constructed_deal_is_proven_lost(rules: str) -> None:
     result = solve(dead_deal(), rules=rules, max_nodes=1000)
     assert result.verdict == LOST
     assert result.moves == []
 
 
-def test_real_deal_proven_lost_after_search() -> None:
-    result = solve(15, rules="classic", max_nodes=100_000)
+@pytest.mark.parametrize("rules", ["classic", "traditional"])
+def test_real_deal_proven_lost_after_search(rules: str) -> None:
+    result = solve(15, rules=rules, max_nodes=100_000)
     assert result.verdict == LOST
     assert result.nodes > 10
+
+
+def test_a_classic_win_that_needs_a_removal_is_lost_under_the_traditional_rules() -> None:
+    # deal 715: Classic removes the clubs when 9C (carrying 8C … AC) lands on TC, and so
+    # empties a column that its win needs; under the traditional rules the clubs stay there
+    classic = solve(715, rules="classic", max_nodes=100_000)
+    assert classic.verdict == WON
+    assert replay("classic", classic.moves, seed=715)
+    assert solve(715, rules="traditional", max_nodes=2_000_000).verdict == LOST
 
 
 def test_verdict_is_deterministic_for_a_node_budget() -> None:
@@ -158,9 +169,11 @@ def test_classic_deadlocks_are_proven_at_the_root(seed: int, why: str) -> None:
 def test_cycle_of_waiting_cards_is_lost_under_classic_only() -> None:
     # 7S must join 8S, which lies under 3H; 3H must join 4H, which lies under 7S
     pos = position({1: "8S 3H", 2: "4H 7S"}, face_down={1: 1})
-    state = ScorpionState.from_position(pos)
-    assert (solve(state).verdict, solve(state).nodes) == (LOST, 1)
-    relaxed = solve(ScorpionState.from_position(pos, relaxed=True), rules="relaxed")
+    for rules in ("classic", "traditional"):
+        state = ScorpionState.from_position(pos, rules)
+        assert (solve(state).verdict, solve(state).nodes) == (LOST, 1)
+        assert "these moves wait for each other in a cycle" in solve(state).reason
+    relaxed = solve(ScorpionState.from_position(pos, "relaxed"), rules="relaxed")
     assert relaxed.verdict == WON
     assert replay("relaxed", relaxed.moves, options={"position": pos})
 
@@ -184,7 +197,7 @@ def test_relaxed_starved_cards_are_proven_lost_at_the_root(seed: int, why: str) 
 def test_relaxed_blocked_columns_are_proven_lost_at_the_root() -> None:
     # every five is face down under a four, and fours need a five: no face-down card can turn
     pos = position({1: "5S 5H 4D 9S", 2: "5D 5C 4C"}, face_down={1: 2, 2: 2})
-    result = solve(ScorpionState.from_position(pos, relaxed=True), rules="relaxed")
+    result = solve(ScorpionState.from_position(pos, "relaxed"), rules="relaxed")
     assert (result.verdict, result.nodes) == (LOST, 1)
     assert result.reason.startswith("the face-down cards of columns 1, 2 are never uncovered")
     assert "5S (column 1, face down, under 5H)" in result.reason
@@ -285,9 +298,13 @@ def test_bad_input_is_rejected() -> None:
 def test_solve_quick_and_solve_children_agree_with_solve() -> None:
     # the lean entry points run the same search: same verdicts, lines and node counts, on
     # deals won, lost and left unknown by the budget, and on each root move's child position
-    for rules, seeds in (("classic", (0, 1, 14, 806)), ("relaxed", (3, 943))):
+    for rules, seeds in (
+        ("classic", (0, 1, 14, 806)),
+        ("relaxed", (3, 943)),
+        ("traditional", (0, 15, 806)),
+    ):
         for seed, budget in ((s, b) for s in seeds for b in (1_500, 20_000)):
-            state = ScorpionState.from_number(seed, rules == "relaxed")
+            state = ScorpionState.from_number(seed, rules)
             full = solve(state, rules=rules, max_nodes=budget)
             quick = solve_quick(state, budget)
             assert (quick.verdict, list(quick.moves), quick.nodes) == (
@@ -298,7 +315,7 @@ def test_solve_quick_and_solve_children_agree_with_solve() -> None:
             legal = np.empty(engine.N_ACTIONS, np.int64)
             k = engine.legal_moves(*state.arrays[:5], legal)
             children = solve_children(state, legal[:k], budget)
-            assert state == ScorpionState.from_number(seed, rules == "relaxed")
+            assert state == ScorpionState.from_number(seed, rules)
             for a, child in zip(legal[:k], children, strict=True):
                 after = state.copy()
                 engine.apply_action(*after.arrays, int(a))
@@ -315,3 +332,57 @@ def test_solve_children_refuses_illegal_moves_and_bad_budgets() -> None:
             solve_quick(state, bad)
     with pytest.raises(ValueError, match="ScorpionState"):
         solve_quick(0, 100)
+
+
+RUN = {s: " ".join(f"{r}{s}" for r in "KQJT98765432A") for s in "SHDC"}
+
+
+def test_traditional_game_standing_complete_is_won_before_any_move() -> None:
+    # four complete runs, one on top of another and one on the ace of another: won as it lies
+    pos = position({1: RUN["S"] + " " + RUN["H"], 2: RUN["D"], 3: RUN["C"]})
+    state = ScorpionState.from_position(pos, "traditional")
+    assert state.won and state.runs == 4
+    result = solve(state, rules="traditional")
+    assert (result.verdict, result.moves, result.nodes) == (WON, [], 1)
+
+
+def test_traditional_win_is_the_last_run_completed_where_it_stands() -> None:
+    # three runs stand; placing AC on 2C completes the fourth: the game is won without any
+    # sequence removed, and the solver's line is that single move
+    pos = position(
+        {1: RUN["S"], 2: RUN["H"], 3: RUN["D"], 4: RUN["C"].removesuffix(" AC"), 5: "AC"}
+    )
+    result = solve(ScorpionState.from_position(pos, "traditional"), rules="traditional")
+    assert result.verdict == WON and result.readable == ["AC 4"]
+    assert replay("traditional", result.moves, options={"position": pos})
+
+
+def test_traditional_rows_count_the_runs_standing() -> None:
+    # load_row takes the runs from the state (M_RUNS); each move recounts them on the row
+    pos = position({1: RUN["S"], 2: RUN["H"], 3: RUN["D"].removesuffix(" AD"), 4: "5C AD"})
+    state = ScorpionState.from_position(pos, "traditional")
+    row = np.zeros(solver.ROW, np.int8)
+    solver.load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    assert row[solver.O_REMOVED] == state.runs == 2
+    ad = 13 * 2  # AD onto column 3 (2D on top), carrying nothing
+    packed = ad * 7 + 2 + 512 * (3 + 8 * 1)
+    solver.apply_packed(row, packed, engine.TRADITIONAL)
+    assert row[solver.O_REMOVED] == 3 and row[solver.O_LENS + 2] == 13  # nothing removed
+    classic = np.zeros(solver.ROW, np.int8)
+    solver.load_row(classic, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    classic[solver.O_REMOVED] = 0
+    solver.apply_packed(classic, packed, engine.CLASSIC)
+    assert classic[solver.O_REMOVED] == 1 and classic[solver.O_LENS + 2] == 0  # removed
+
+
+def test_solve_command_and_check_under_the_traditional_rules() -> None:
+    text = solve_command(0, None, "traditional", 100_000, None, check_nodes=1_000)
+    assert text.splitlines()[0] == "Scorpion (traditional), deal 0: won"
+    assert text.splitlines()[-1] == "check: the reference rules replay the solution to a win"
+    text = solve_command(15, None, "traditional", 100_000, None, check_nodes=100_000)
+    assert ": lost" in text.splitlines()[0]
+    assert text.splitlines()[-1].startswith("check: the reference search (no pruning) confirms")
+
+
+def test_every_rule_set_has_a_probe_share() -> None:
+    assert set(solver.PROBE_SHARE) == set(solver.RULES) == set(engine.RULE_SETS)

@@ -122,7 +122,7 @@ def test_old_and_new_import_paths_agree():
     assert solve is api.solve and solver.solve_command is text.solve_command
     assert solver.gen_moves is kernel.gen_moves
     assert importlib.import_module("shell_envs.scorpion.solver.kernel")._cyclic is kernel._cyclic
-    assert solver.RULES == ("classic", "relaxed")
+    assert solver.RULES == ("classic", "relaxed", "traditional")
 
 
 def test_old_private_names_still_resolve_with_a_warning():

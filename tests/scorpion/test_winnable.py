@@ -15,7 +15,7 @@ from shell_envs.scorpion.winnable import (
     winnable_seeds,
 )
 
-RULES = ("classic", "relaxed")
+RULES = ("classic", "relaxed", "traditional")
 
 
 def play(env: gym.Env, moves: tuple[int, ...]) -> bool:

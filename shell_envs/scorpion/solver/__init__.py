@@ -1,12 +1,18 @@
 """Exact solver for full-information ("thoughtful") Scorpion: it sees every hidden card.
 
+It solves the three rule sets (``rules.RULE_SETS``): Classic, Relaxed and the traditional
+rules, which play Classic's moves but never remove a sequence and are won when the four
+suits stand complete in the tableau (see "The traditional rules" below).  A compact row
+counts in ``O_REMOVED`` the completed sequences: removed ones, or under the traditional
+rules the complete runs standing, recounted after every move, so that 4 means won.
+
 A solve spends one node budget (a node is a position met for the first time) in two phases
 over the same compiled move generator:
 
-1. *Probes* look for a win (Relaxed: 90% of the budget; Classic: none, see PROBE_SHARE).
-   Each is a greedy best-first search of ``PROBE_NODES`` nodes that expands the open
-   position of best `evaluate` (removed sequences, face-down cards, runs built on
-   kings, same-suit links, empty columns).  The first probe follows the evaluation alone;
+1. *Probes* look for a win (Relaxed: 90% of the budget; Classic and traditional: none, see
+   PROBE_SHARE).  Each is a greedy best-first search of ``PROBE_NODES`` nodes that expands
+   the open position of best `evaluate` (completed sequences, face-down cards, runs built
+   on kings, same-suit links, empty columns).  The first probe follows the evaluation alone;
    every later one adds a noise drawn from the position's hash and the probe number, so
    restarts explore differently but deterministically.  A probe whose open list empties has
    seen every reachable position: a proof of loss.
@@ -36,14 +42,15 @@ an empty column, or a card under the king carrying it), and then it is removed a
   a standing sequence on a king at the bottom of its column can only be removed so.)
 - ``king_one_empty``: a king goes to one of several interchangeable empty columns (the
   results are the same position up to that permutation).
-- dead positions get no moves: Classic ``cyclic`` (`_cyclic`: moves every win needs
-  must wait for each other in a cycle, or a face-down card lies under its own predecessor);
+- dead positions get no moves: Classic and traditional ``cyclic`` (`_cyclic`: moves every
+  win needs must wait for each other in a cycle, or a face-down card lies under its own
+  predecessor);
   Relaxed ``stuck`` (`_stuck`: face-down cards whose blockers can never move) and
   ``starved`` (`_starved_card`: a card that must move finds every card one rank higher
   taken).  Each docstring says why; [`dead_reason`][] says which cards, for a player.
-- ``safe_move`` (Classic, reserve dealt, `_safe_move`): a non-king card ``X`` whose
-  column holds, from ``X`` up to its top, a same-suit run down to the ace, goes onto ``X + 1``
-  (a top card elsewhere) as the only child.
+- ``safe_move`` (Classic and traditional, reserve dealt, `_safe_move`): a non-king card
+  ``X`` whose column holds, from ``X`` up to its top, a same-suit run down to the ace, goes
+  onto ``X + 1`` (a top card elsewhere) as the only child.
 
 Why the safe move keeps every win.  Let M be that move and L a winning line.  ``X`` is not on
 ``X + 1`` and must lie on it when its suit is removed, so M is in L (under Classic only M puts
@@ -69,11 +76,48 @@ leave its successor.  (A second rule, ``X`` carrying any cards onto a king-based
 ending in ``X + 1``, was dropped: its block can hold a complete sequence left standing, which
 only moving ``X`` onto ``X + 1`` later would remove, so playing it early can lose the win.)
 
+The traditional rules.  Their moves are Classic's (a non-king card goes, as the first card
+of a block, only onto its same-suit successor; a king only into an empty column; nothing
+onto an ace; the reserve deal once), nothing is ever removed, and the game is won when each
+suit stands as a complete run: its 13 cards face up, king lowest, each directly on its
+successor.  At a win all 52 cards are in the tableau and face up, so every non-king card
+lies directly on its successor (the four runs hold all 52 cards).  Hence, for each pruning:
+
+- ``symmetry``, ``king_one_empty``: as above; the runs standing are a function of the
+  columns' contents, not of their order.
+- ``king_base``: a whole column moved to an interchangeable empty column is a pure
+  relabelling (nothing is removed, nothing flips: its bottom card is face up), so it is not
+  generated, without Classic's exception for a complete sequence.
+- ``cyclic``: Classic's argument holds word for word, and more simply.  A non-king card
+  ``Z`` not on ``Z + 1`` must lie on it at the win, and only moving ``Z`` as the first card
+  of a block onto ``Z + 1`` puts it there (a move joins only its first card to the
+  destination's top).  The card on ``Z + 1`` leaves it only as the first card of a move
+  (nothing is removed), so its first move comes before ``Z``'s; a face-down ``Z`` must turn
+  face up first, so the card on it moves first; and a face-down card under its own
+  predecessor is never uncovered (the predecessor moves only onto it, and the cards under
+  it are face down), while a win needs every card face up.  Kings are left out of the waits
+  as under Classic (fewer waits, fewer proofs).
+- ``safe_move`` (reserve dealt): the proof above with its removals left out.  ``X`` must
+  lie on ``X + 1`` at the win, so a winning line L moves ``X`` onto ``X + 1`` (wherever
+  ``X + 1`` then lies), and before that the block ``B`` (``X`` down to the ace) is inert:
+  nothing lands on its ace, the reserve is dealt (no card can be dealt onto it), no card of
+  ``B`` is a king, and each lies on the only card it could move onto.  So that move is M
+  itself (``B`` is all that lies on ``X``).  Before M, L never places a card on ``X + 1``
+  (only ``X`` goes there), nor on ``B``'s ace, nor on ``Y`` under ``X`` (covered); each of
+  its moves keeps its first card and destination top in M followed by L without M, where
+  ``B`` rides on ``X + 1`` instead of on ``Y``, and the columns empty in L are empty there
+  too.  A face-down card under ``X`` turns at M rather than later (nothing under ``X`` moves
+  before M in L: it is all face down), which only adds moves.  After L's M the two lines
+  stand in the same position, so M then L without M wins in ``|L|`` moves (or earlier: a
+  win on the way is a win), and induction on the shortest win's length finishes as above.
+- ``stuck``, ``starved``: Relaxed only, as before.
+
 The independent check: `shell_envs.scorpion.reference` is a plain engine and exhaustive
 search written from the rules alone; the tests run it against the solver (every pruning and
 each one switched off) on positions along winning lines, constructed end games and random
-play, and check that the solver's own move generator with every pruning off makes exactly
-the reference's moves.  ``shell-envs solve --check`` re-checks any one verdict, and
+play, under each rule set, and check that the solver's own move generator with every
+pruning off makes exactly the reference's moves (and, under the traditional rules, counts
+the same complete runs).  ``shell-envs solve --check`` re-checks any one verdict, and
 ``benchmarks/scorpion_soundness.py`` re-checks the shipped ones.
 The search runs in node quotas and keeps its stack between calls, so a clock can stop it
 while a node budget alone keeps verdicts deterministic.
@@ -224,11 +268,24 @@ __all__ = [
 ]
 
 
+# the private names of the old single module, forwarded until 0.4.0 (docs/deprecations.md);
+# private names the parts gained since are not forwarded
+_OLD_PRIVATE = frozenset(
+    {
+        "_GOLDEN", "_M1", "_M2", "_Search",
+        "_blocked", "_check_budget", "_check_text", "_complete", "_cyclic", "_heap_pop",
+        "_heap_push", "_initial_state", "_mix", "_rank_mask", "_result", "_run_length",
+        "_safe_move", "_settle", "_starved", "_starved_card", "_stuck", "_waits", "_where",
+        "_zobrist",
+    }
+)  # fmt: skip
+
+
 def __getattr__(name: str) -> object:
     """A private name of the old single module (``solver._cyclic``), from the part that holds
     it now, with a ``DeprecationWarning`` naming that part."""
     for part in (kernel, api, text):
-        if name.startswith("_") and name in vars(part):
+        if name in _OLD_PRIVATE and name in vars(part):
             warnings.warn(
                 f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{name} "
                 "(the old name is removed in 0.4.0)",

@@ -50,7 +50,7 @@ from shell_envs.scorpion.solver.kernel import (
     search_run,
     tt_rehash,
 )
-from shell_envs.scorpion.state import ScorpionState, check_layout
+from shell_envs.scorpion.state import ScorpionState, check_layout, rule_code
 
 RULES = RULE_SETS  # the old name, kept for those who import it
 DEFAULT_MAX_NODES = 2_000_000
@@ -63,8 +63,9 @@ LOST = "lost"
 UNKNOWN = "unknown"
 
 # share of the node budget for the probes: Classic deals are mostly lost (often provably so
-# at the root) and its ordered exhaustive search finds the wins quickly, so it skips them
-PROBE_SHARE = {"classic": 0.0, "relaxed": 0.9}
+# at the root) and its ordered exhaustive search finds the wins quickly, so it skips them;
+# so do the traditional rules' (Classic's moves, the same dead positions)
+PROBE_SHARE = {"classic": 0.0, "relaxed": 0.9, "traditional": 0.0}
 TABLE_MIN_BITS = 16  # the exhaustive search's table starts at 2**16 slots (less for small budgets)
 
 
@@ -87,18 +88,18 @@ class SolveResult:
         return self.verdict == WON
 
 
-def _initial_state(deal_or_seed: object, relaxed: bool) -> ScorpionState:
+def _initial_state(deal_or_seed: object, rule_set: str) -> ScorpionState:
     """The state a solve starts from: a deal number, 52 card codes, a ``position()``-style dict
-    or a ScorpionState."""
+    (under the rule set named ``rule_set``) or a ScorpionState (under its own)."""
     if isinstance(deal_or_seed, ScorpionState):
         check_layout(deal_or_seed.arrays)  # compiled search must never read outside an array
         return deal_or_seed
     if isinstance(deal_or_seed, Mapping):
-        return ScorpionState.from_position(deal_or_seed, relaxed)
+        return ScorpionState.from_position(deal_or_seed, rule_set)
     if isinstance(deal_or_seed, (int, np.integer)) and not isinstance(deal_or_seed, bool):
-        return ScorpionState.from_number(int(deal_or_seed), relaxed)
+        return ScorpionState.from_number(int(deal_or_seed), rule_set)
     if isinstance(deal_or_seed, Sequence | np.ndarray) and not isinstance(deal_or_seed, str):
-        return ScorpionState.from_deal(list(deal_or_seed), relaxed)
+        return ScorpionState.from_deal(list(deal_or_seed), rule_set)
     raise ValueError(
         "solve needs a deal number, 52 card codes, a position dict or a ScorpionState; "
         f"got {type(deal_or_seed).__name__}"
@@ -116,7 +117,8 @@ def solve(
 
     ``max_nodes`` bounds the positions expanded and keeps the verdict deterministic;
     ``max_seconds`` additionally stops the search on the clock (checked between probes and
-    every ``QUOTA_WITH_CLOCK`` nodes).  A ScorpionState is solved under its own rule flag.
+    every ``QUOTA_WITH_CLOCK`` nodes).  ``rules`` names the rule set (``"classic"``,
+    ``"relaxed"`` or ``"traditional"``); a ScorpionState is solved under its own.
     ``disable`` switches prunings off by name (see PRUNINGS), to check that none loses a win.
     """
     if rules not in RULE_SETS:
@@ -127,12 +129,11 @@ def solve(
         if name not in PRUNINGS:
             raise ValueError(f"unknown pruning {name!r}; known: {', '.join(PRUNINGS)}")
         prune &= ~PRUNINGS[name]
-    state = _initial_state(deal_or_seed, rules == "relaxed")
-    relaxed = state.relaxed
+    state = _initial_state(deal_or_seed, rules)
     t0 = time.perf_counter()
     deadline = None if max_seconds is None else t0 + max_seconds
-    search = _Search(state, relaxed, prune)
-    share = PROBE_SHARE["relaxed" if relaxed else "classic"]
+    search = _Search(state, prune)
+    share = PROBE_SHARE[state.rules]
     status = search.probes(int(max_nodes * share), deadline)
     if status == S_RUNNING:
         status = search.exhaust(int(max_nodes) - search.nodes, deadline)
@@ -156,7 +157,7 @@ def solve_quick(state: ScorpionState, max_nodes: int, check: bool = True) -> Out
     its extras (timing, readable moves, dead-position reasons): for callers that run many
     small searches, such as an agent solving determinizations.
 
-    The state is solved under its own rule flag with every pruning on.  Its layout is checked
+    The state is solved under its own rule set with every pruning on.  Its layout is checked
     first (``ValueError``) unless ``check=False``, when the caller vouches for it (a state
     built by the rules engine, or a determinization of a checked view).
     """
@@ -165,8 +166,8 @@ def solve_quick(state: ScorpionState, max_nodes: int, check: bool = True) -> Out
         raise ValueError(f"solve_quick needs a ScorpionState; got {type(state).__name__}")
     if check:
         check_layout(state.arrays)
-    search = _Search(state, state.relaxed, PRUNE_ALL)
-    share = PROBE_SHARE["relaxed" if state.relaxed else "classic"]
+    search = _Search(state, PRUNE_ALL)
+    share = PROBE_SHARE[state.rules]
     status = search.probes(int(max_nodes * share), None)
     if status == S_RUNNING:
         status = search.exhaust(int(max_nodes) - search.nodes, None)
@@ -203,10 +204,11 @@ def _check_budget(max_nodes: object) -> None:
 
 
 class _Search:
-    """The arrays of one solve: best-first probes, then the exhaustive depth-first search."""
+    """The arrays of one solve, under the state's own rule set: best-first probes, then the
+    exhaustive depth-first search."""
 
-    def __init__(self, state: ScorpionState, relaxed: bool, prune: int) -> None:
-        self.relaxed = relaxed
+    def __init__(self, state: ScorpionState, prune: int) -> None:
+        self.rule = rule_code(state.rules)
         self.prune = prune
         self.root = np.zeros(ROW, np.int8)
         load_row(self.root, state.tab, state.lens, state.fd, state.reserve, state.meta)
@@ -237,7 +239,7 @@ class _Search:
                 break
             status, nodes, n = probe(
                 self.root,
-                self.relaxed,
+                self.rule,
                 self.prune,
                 min(PROBE_NODES, budget - spent),
                 salt,
@@ -281,7 +283,7 @@ class _Search:
         ctl = np.zeros(8, np.int64)
         bits = min(TABLE_MIN_BITS, max(10, (2 * max(int(budget), 1)).bit_length()))
         table = np.zeros(1 << bits, np.int64)
-        search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.relaxed, self.prune)
+        search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.rule, self.prune)
         while ctl[C_STATUS] == S_RUNNING and ctl[C_NODES] < budget:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -300,7 +302,7 @@ class _Search:
                 ctl,
                 table,
                 ZOBRIST,
-                self.relaxed,
+                self.rule,
                 self.prune,
                 quota,
             )
@@ -370,7 +372,8 @@ def dead_reason(state: ScorpionState) -> str | None:
                 )
         return (
             "these moves wait for each other in a cycle, so none can come first (under "
-            "Classic a card moves only onto its successor): " + "; ".join(steps)
+            f"{'the traditional rules' if state.traditional else 'Classic'} a card moves only "
+            "onto its successor): " + "; ".join(steps)
         )
     blocked = np.empty(7, np.bool_)
     if _blocked(row, blocked):

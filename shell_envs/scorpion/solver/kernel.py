@@ -22,10 +22,10 @@ MAX_BRANCH = 64  # room for the moves of one position
 P_SYMMETRY = 1  # interchangeable columns hash alike
 P_KING_BASE = 2  # a whole column does not move between interchangeable columns
 P_KING_ONE_EMPTY = 4  # a king goes to one of several interchangeable empty columns
-P_CYCLIC = 8  # Classic dead positions: moves that wait for each other
+P_CYCLIC = 8  # Classic / traditional dead positions: moves that wait for each other
 P_STUCK = 16  # Relaxed dead positions: blocked columns
 P_STARVED = 32  # Relaxed dead positions: a card that finds no free card one rank higher
-P_SAFE_MOVE = 64  # Classic, reserve dealt: a move played as the only child
+P_SAFE_MOVE = 64  # Classic / traditional, reserve dealt: a move played as the only child
 PRUNINGS = {
     "symmetry": P_SYMMETRY,
     "king_base": P_KING_BASE,
@@ -42,7 +42,7 @@ ROW = 384
 O_LENS = 7 * 52  # after the cards of 7 columns, 52 depths each
 O_FD = 371
 O_RES = 378
-O_REMOVED = 381
+O_REMOVED = 381  # completed sequences: removed (Classic, Relaxed) or standing (traditional)
 O_DEALT = 382
 
 # control fields
@@ -60,9 +60,9 @@ PACK = 72
 PROBE_NODES = 1000  # nodes of one probe
 PROBE_NOISE = 640  # noise amplitude of the later probes, in 1/64 of an evaluation point
 
-# evaluation weights: removed sequence, reserve not dealt (penalty), face-down card (penalty),
-# empty column, king at the base of a column, card of the same-suit run on such a king,
-# card on its same-suit successor
+# evaluation weights: completed sequence (removed, or a traditional run standing), reserve
+# not dealt (penalty), face-down card (penalty), empty column, king at the base of a column,
+# card of the same-suit run on such a king, card on its same-suit successor
 EVAL_WEIGHTS = np.array([100, 3, 6, 4, 3, 3, 6], np.int64)
 
 _M1 = -4658895280553007687  # 0xBF58476D1CE4E5B9
@@ -129,7 +129,8 @@ def load_row(
     reserve: np.ndarray,
     meta: np.ndarray,
 ) -> None:
-    """Copy an engine state into a compact row."""
+    """Copy an engine state into a compact row (``O_REMOVED``: the sequences removed, or under
+    the traditional rules the complete runs standing)."""
     row[:] = 0
     for c in range(7):
         n = int(lens[c])
@@ -139,7 +140,10 @@ def load_row(
         row[O_FD + c] = fd[c]
     for i in range(3):
         row[O_RES + i] = reserve[i]
-    row[O_REMOVED] = meta[rules.M_REMOVED]
+    if meta[rules.M_RULES] == rules.TRADITIONAL:
+        row[O_REMOVED] = meta[rules.M_RUNS]
+    else:
+        row[O_REMOVED] = meta[rules.M_REMOVED]
     row[O_DEALT] = 1 if meta[rules.M_RESERVE_DEALT] != 0 else 0
 
 
@@ -171,8 +175,30 @@ def _settle(row, col):
 
 
 @jit
-def apply_packed(row: np.ndarray, m: int) -> None:
-    """Play packed move ``m`` (action + 512 * (source + 8 * depth)) on a compact row."""
+def _count_runs(row):
+    """Traditional: the complete runs standing, each 13 face-up cards of one suit, king lowest
+    and ace on top, one directly on the other."""
+    runs = 0
+    for c in range(7):
+        n = int(row[O_LENS + c])
+        base = c * 52
+        d = int(row[O_FD + c])
+        while d + 13 <= n:
+            king = int(row[base + d])
+            k = 1
+            if king % 13 == 12:
+                while k < 13 and int(row[base + d + k]) == king - k:
+                    k += 1
+            if k == 13:
+                runs += 1
+            d += k
+    return runs
+
+
+@jit
+def _apply_cards(row, m):
+    """Move the cards of packed move ``m`` and flip what it uncovers; returns the receiving
+    column (-1: the reserve deal, columns 1–3 received)."""
     action = m & 511
     if action == rules.RESERVE_ACTION:
         for c in range(3):
@@ -181,9 +207,7 @@ def apply_packed(row: np.ndarray, m: int) -> None:
             row[O_LENS + c] = n + 1
             row[O_RES + c] = -1
         row[O_DEALT] = 1
-        for c in range(3):
-            _settle(row, c)
-        return
+        return -1
     _, dest = decode_move(action)
     src = (m >> 9) & 7
     start = m >> 12
@@ -195,7 +219,24 @@ def apply_packed(row: np.ndarray, m: int) -> None:
     row[O_LENS + src] = start
     if start > 0 and row[O_FD + src] == start:
         row[O_FD + src] = start - 1
-    _settle(row, dest)
+    return dest
+
+
+@jit
+def apply_packed(row: np.ndarray, m: int, rule: int) -> None:
+    """Play packed move ``m`` (action + 512 * (source + 8 * depth)) on a compact row under the
+    rule set coded ``rule``: Classic and Relaxed remove what a move completes, the traditional
+    rules count the runs standing instead."""
+    if rule == rules.TRADITIONAL:
+        _apply_cards(row, m)
+        row[O_REMOVED] = _count_runs(row)
+        return
+    dest = _apply_cards(row, m)
+    if dest < 0:
+        for c in range(3):
+            _settle(row, c)
+    else:
+        _settle(row, dest)
 
 
 @jit
@@ -214,7 +255,8 @@ def _run_length(row, col):
 
 @jit
 def _safe_move(row, owner):
-    """A same-suit move that can be played at once without losing a win, or -1 (Classic, dealt).
+    """A same-suit move that can be played at once without losing a win, or -1 (Classic or
+    traditional, reserve dealt).
 
     A non-king card ``X`` goes onto ``X + 1``, a top card, when the cards above ``X`` form a
     same-suit run from ``X`` down to the ace.  The module notes prove that this never loses a
@@ -243,7 +285,7 @@ def _safe_move(row, owner):
 
 @jit
 def _waits(row, wait_a, wait_b, done):
-    """Classic: the waits of `_cyclic`; returns a face-down card lying under its own
+    """Classic and traditional: the waits of `_cyclic`; returns a face-down card lying under its own
     predecessor (never uncovered), else -1, and marks ``done`` the cards whose move can come
     in some order (``wait_a``: the card on ``Z + 1``; ``wait_b``: the card on a face-down ``Z``).
     """
@@ -290,14 +332,17 @@ def _waits(row, wait_a, wait_b, done):
 
 @jit
 def _cyclic(row):
-    """Classic: whether the moves every win still needs must wait for each other in a cycle.
+    """Classic and traditional: whether the moves every win still needs wait for each other
+    in a cycle.
 
     A non-king card ``Z`` not on its successor must still make its one move, onto ``Z + 1``
-    (under Classic nothing else puts it there); before it, the card directly on ``Z + 1`` must
-    have moved (it leaves ``Z + 1`` only as the first card of a move, since ``Z + 1`` carries it
-    along), and a face-down ``Z`` must have been uncovered, so the card directly on it must have
-    moved.  A face-down card under its own predecessor is never uncovered: the predecessor can
-    only move onto it.  Cards in the reserve wait for nothing here (fewer waits, fewer proofs).
+    (under Classic nothing else puts it there, and a win needs it there: removed sequences
+    hold every card on its successor, as do the four runs standing at a traditional win);
+    before it, the card directly on ``Z + 1`` must have moved (it leaves ``Z + 1`` only as the
+    first card of a move, since ``Z + 1`` carries it along), and a face-down ``Z`` must have
+    been uncovered, so the card directly on it must have moved.  A face-down card under its
+    own predecessor is never uncovered: the predecessor can only move onto it.  Cards in the
+    reserve wait for nothing here (fewer waits, fewer proofs).
     """
     wait_a = np.empty(52, np.int64)
     wait_b = np.empty(52, np.int64)
@@ -461,17 +506,18 @@ def _starved_card(row):
 
 
 @jit
-def gen_moves(
-    row: np.ndarray, relaxed: bool, prune: int, out: np.ndarray, scores: np.ndarray
-) -> int:
+def gen_moves(row: np.ndarray, rule: int, prune: int, out: np.ndarray, scores: np.ndarray) -> int:
     """Write the ordered, symmetry-reduced moves of ``row`` into ``out``; returns how many.
 
-    A dead position (Classic `_cyclic`; Relaxed `_stuck`, `_starved`) gets
+    ``rule`` is the rule set's code (`rules.CLASSIC`, `rules.RELAXED`, `rules.TRADITIONAL`).
+    A dead position (Classic and traditional `_cyclic`; Relaxed `_stuck`, `_starved`) gets
     no moves: it cannot be won.  ``prune`` holds the P_* bits of the prunings in force.
     """
     k = 0
     if row[O_REMOVED] == 4:
         return 0
+    relaxed = rule == rules.RELAXED
+    traditional = rule == rules.TRADITIONAL
     if relaxed:
         if (prune & P_STUCK) and _stuck(row):
             return 0
@@ -510,8 +556,11 @@ def gen_moves(
                 bonus -= 2000
             if rank == 12:
                 # a whole column moved between interchangeable columns is a relabelling,
-                # unless its top is a complete sequence: the move removes it
-                relabel = d == 0 and (prune & P_KING_BASE) != 0 and not _complete(row, c)
+                # unless its top is a complete sequence that the move removes (not under
+                # the traditional rules, which remove nothing)
+                relabel = (
+                    d == 0 and (prune & P_KING_BASE) != 0 and (traditional or not _complete(row, c))
+                )
                 rep = False
                 for e in range(n_empty):
                     dest = empty[e]
@@ -649,7 +698,7 @@ def _heap_pop(keys, vals, size):
 @jit
 def probe(
     root: np.ndarray,
-    relaxed: bool,
+    rule: int,
     prune: int,
     budget: int,
     salt: int,
@@ -686,12 +735,12 @@ def probe(
         idx = _heap_pop(keys, vals, size)
         size -= 1
         unpack_row(store, idx, row)
-        k = gen_moves(row, relaxed, prune, moves, scores)
+        k = gen_moves(row, rule, prune, moves, scores)
         for i in range(k):
             if nodes >= budget:
                 return S_RUNNING, nodes, 0
             child[:] = row
-            apply_packed(child, moves[i])
+            apply_packed(child, moves[i], rule)
             if child[O_REMOVED] == 4:
                 n = 0
                 line[n] = moves[i]
@@ -735,7 +784,7 @@ def search_init(
     ctl: np.ndarray,
     table: np.ndarray,
     z: np.ndarray,
-    relaxed: bool,
+    rule: int,
     prune: int,
 ) -> None:
     """Start a search from ``stack[0]``: record the root and its moves."""
@@ -746,7 +795,7 @@ def search_init(
     if stack[0, O_REMOVED] == 4:
         ctl[C_STATUS] = S_WON
         return
-    n_moves[0] = gen_moves(stack[0], relaxed, prune, moves[0], scores)
+    n_moves[0] = gen_moves(stack[0], rule, prune, moves[0], scores)
     next_move[0] = 0
 
 
@@ -759,7 +808,7 @@ def search_run(
     ctl: np.ndarray,
     table: np.ndarray,
     z: np.ndarray,
-    relaxed: bool,
+    rule: int,
     prune: int,
     quota: int,
 ) -> None:
@@ -777,7 +826,7 @@ def search_run(
         next_move[depth] = i + 1
         child = stack[depth + 1]
         child[:] = stack[depth]
-        apply_packed(child, moves[depth, i])
+        apply_packed(child, moves[depth, i], rule)
         if child[O_REMOVED] == 4:
             ctl[C_DEPTH] = depth + 1
             ctl[C_NODES] = nodes
@@ -793,7 +842,7 @@ def search_run(
             ctl[C_OVERFLOW] = 1
             n_moves[depth] = 0
         else:
-            n_moves[depth] = gen_moves(child, relaxed, prune, moves[depth], scores)
+            n_moves[depth] = gen_moves(child, rule, prune, moves[depth], scores)
         next_move[depth] = 0
         if nodes >= stop:
             ctl[C_DEPTH] = depth

@@ -44,14 +44,13 @@ def solve_command(
     search (no pruning) on up to ``check_nodes`` positions.
     """
     one = sum(x is not None for x in (seed, deal_file, position_file)) == 1
-    relaxed = rules == "relaxed"
     if one and seed is not None:
-        state, source = ScorpionState.from_number(seed, relaxed), f"deal {seed}"
+        state, source = ScorpionState.from_number(seed, rules), f"deal {seed}"
     elif one and deal_file is not None:
-        state = ScorpionState.from_deal(read_deal_file(deal_file), relaxed)
+        state = ScorpionState.from_deal(read_deal_file(deal_file), rules)
         source = f"deal file {deal_file}"
     elif one and position_file is not None:
-        state = ScorpionState.from_position(read_position_file(position_file), relaxed)
+        state = ScorpionState.from_position(read_position_file(position_file), rules)
         source = f"position file {position_file}"
     else:
         raise ValueError("give exactly one of --seed N, --deal FILE or --position FILE")
@@ -82,10 +81,10 @@ def _check_text(state: ScorpionState, result: SolveResult, check_nodes: int) -> 
     """The line ``--check`` adds: what the plain reference found for this verdict."""
     start = reference.from_position(state.position())
     if result.verdict == WON:
-        if reference.replay(start, state.relaxed, result.moves):
+        if reference.replay(start, state.rules, result.moves):
             return "check: the reference rules replay the solution to a win"
         return "check FAILED: the reference rules do not replay the solution to a win"
-    found = reference.search(start, state.relaxed, check_nodes)
+    found = reference.search(start, state.rules, check_nodes)
     seen = f"{found.nodes:,} positions"
     if found.verdict == LOST:
         agree = "confirms" if result.verdict == LOST else "finds"
