@@ -122,6 +122,13 @@ def test_scorpion_same_suit_rule_in_both_languages_and_relaxed() -> None:
     assert "Played: " in output and "Refused" not in output
 
 
+def test_scorpion_under_the_traditional_rules_builds_by_suit_and_counts_runs() -> None:
+    move = same_suit_violation(1)
+    output = run(["play", "scorpion", "--seed", "1", "--rules", "traditional"], f"{move}\n")
+    assert "Deal #1 · Scorpion (Traditional)" in output
+    assert f"Refused: {MESSAGES['en'][E_SAME_SUIT]}." in output
+    assert "runs 0/4" in output and "slots: none" in output
+
 def test_scorpion_undo_reports_the_points_it_takes_back() -> None:
     env = gym.make("shell_envs/Scorpion-v0")
     env.reset(seed=1)

@@ -1,4 +1,4 @@
-"""Scorpion benchmark: every agent plays the same fixed, numbered deals, Classic and Relaxed.
+"""Scorpion benchmark: every agent plays the same fixed, numbered deals under each rule set.
 
 A game ends when it is won, when no legal action is left, when only pointless king shuffles
 are left (`shell_envs.scorpion.search.is_dead`: no progress is possible any more),
