@@ -129,6 +129,7 @@ def test_scorpion_under_the_traditional_rules_builds_by_suit_and_counts_runs() -
     assert f"Refused: {MESSAGES['en'][E_SAME_SUIT]}." in output
     assert "runs 0/4" in output and "slots: none" in output
 
+
 def test_scorpion_undo_reports_the_points_it_takes_back() -> None:
     env = gym.make("shell_envs/Scorpion-v0")
     env.reset(seed=1)
