@@ -208,9 +208,8 @@ class ScorpionView:
         allowed = np.zeros(N_ACTIONS_UNDO, np.bool_)
         out = np.empty(N_ACTIONS, np.int64)
         tab, lens, fd, reserve, meta = self.arrays()
-        meta[rules.M_RULES] = (
-            rules.RELAXED
-        )  # a superset of the Classic moves: masks of either rule pass
+        # Relaxed's moves are a superset of the others': masks of any rule set pass
+        meta[rules.M_RULES] = rules.RELAXED
         k = rules.legal_moves(tab, lens, fd, reserve, meta, out)
         allowed[out[:k]] = True
         allowed[UNDO_ACTION] = True

@@ -176,23 +176,10 @@ def _settle(row, col):
 
 @jit
 def _count_runs(row):
-    """Traditional: the complete runs standing, each 13 face-up cards of one suit, king lowest
-    and ace on top, one directly on the other."""
-    runs = 0
-    for c in range(7):
-        n = int(row[O_LENS + c])
-        base = c * 52
-        d = int(row[O_FD + c])
-        while d + 13 <= n:
-            king = int(row[base + d])
-            k = 1
-            if king % 13 == 12:
-                while k < 13 and int(row[base + d + k]) == king - k:
-                    k += 1
-            if k == 13:
-                runs += 1
-            d += k
-    return runs
+    """Traditional: the complete runs standing, counted by the rules' own `rules.count_runs`
+    over the row's cards, lengths and face-down counts."""
+    cards = row[: 7 * 52].reshape((7, 52))
+    return rules.count_runs(cards, row[O_LENS : O_LENS + 7], row[O_FD : O_FD + 7])
 
 
 @jit
