@@ -60,7 +60,7 @@ from stable_baselines3.common.vec_env import VecEnvWrapper, VecNormalize
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from torch import nn
 
-from shell_envs.agents.scorpion_learned import LearnedAgent
+from shell_envs.agents.scorpion import LearnedAgent
 from shell_envs.bench.evaluation import ScorpionResult
 from shell_envs.bench.evaluation import evaluate_scorpion as play_scorpion
 from shell_envs.bench.patience import DEAL_SETS, MAX_MOVES, STALL_MOVES, deal_numbers

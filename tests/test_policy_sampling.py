@@ -10,7 +10,7 @@ from scipy.stats import chisquare
 
 from shell_envs import what_the_shell_v0
 from shell_envs.agents import make_agent
-from shell_envs.agents.scorpion_learned import LearnedAgent as ScorpionLearned
+from shell_envs.agents.scorpion import LearnedAgent as ScorpionLearned
 from shell_envs.agents.what_the_shell import LearnedAgent as ShellLearned
 from shell_envs.bench.games import play_what_the_shell
 from shell_envs.core.weights import pick

@@ -12,9 +12,9 @@ from shell_envs.agents.scorpion import (
     LookaheadAgent,
     PimcAgent,
     ScorpionView,
-    _looks_like,
-    _Sample,
 )
+from shell_envs.agents.scorpion.search import Sample as _Sample
+from shell_envs.agents.scorpion.search import looks_like as _looks_like
 from shell_envs.bench.patience import play_deal
 from shell_envs.scorpion import rules, search, solver
 from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder

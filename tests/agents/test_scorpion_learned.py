@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 
 from shell_envs.agents import make_agent
-from shell_envs.agents.scorpion import ScorpionView
-from shell_envs.agents.scorpion_learned import LearnedAgent
+from shell_envs.agents.scorpion import LearnedAgent, ScorpionView
 from shell_envs.bench.patience import play_deal
 from shell_envs.scorpion import network, rules
 from tests.agents.test_scorpion_agents import mask_of, random_states

@@ -8,40 +8,36 @@ themselves.  Whoever runs a game passes ``ScorpionView.from_env(env)`` to ``act_
 ``act``).  The heavy loops are compiled in [`shell_envs.scorpion.search`][] and play moves
 with the rules engine.
 
-This module registers the agents and gathers their names, so that every import from it keeps
-working; each agent lives in its own module: the simple ones in
-[`shell_envs.agents.scorpion_simple`][], ``pimc`` in [`shell_envs.agents.scorpion_pimc`][],
-``learned`` in [`shell_envs.agents.scorpion_learned`][], the view in
-[`shell_envs.scorpion.view`][].
+This package registers the agents and is their public surface; each family lives in its own
+module, laid out as What the Shell's agents are: what they share (the view check and the base
+class with the memory of positions seen) in `shell_envs.agents.scorpion.common`, ``random``
+and ``greedy`` in `shell_envs.agents.scorpion.simple`, ``lookahead`` and ``pimc`` in
+`shell_envs.agents.scorpion.search`, ``learned`` in [`shell_envs.agents.scorpion.learned`][];
+the view lives in [`shell_envs.scorpion.view`][].
 """
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 from shell_envs.agents.base import register_agent
-from shell_envs.agents.scorpion_learned import LearnedAgent
-from shell_envs.agents.scorpion_pimc import (
+from shell_envs.agents.scorpion.learned import LearnedAgent
+from shell_envs.agents.scorpion.search import (
+    CLASSIC_SAMPLES,
     MAX_EXACT,
     MAX_PLAN,
+    MAX_SEARCH,
     PIMC_DEFAULTS,
+    RELAXED_SAMPLES,
+    TIE_BREAK,
     UNSOLVED,
+    LookaheadAgent,
     PimcAgent,
     turns_a_card,
 )
-from shell_envs.agents.scorpion_pimc import _looks_like as _looks_like
-from shell_envs.agents.scorpion_pimc import _Sample as _Sample
-from shell_envs.agents.scorpion_simple import (
-    CLASSIC_SAMPLES,
-    MAX_SEARCH,
-    RELAXED_SAMPLES,
-    RULES,
-    TIE_BREAK,
-    TIE_NOISE,
-    GreedyAgent,
-    LookaheadAgent,
-    RandomAgent,
-)
-from shell_envs.agents.scorpion_simple import _FairAgent as _FairAgent
-from shell_envs.agents.scorpion_simple import _view as _view
+from shell_envs.agents.scorpion.simple import TIE_NOISE, GreedyAgent, RandomAgent
+from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.view import HIDDEN, ScorpionView, check_view
 
 __all__ = [
@@ -53,7 +49,6 @@ __all__ = [
     "MAX_SEARCH",
     "PIMC_DEFAULTS",
     "RELAXED_SAMPLES",
-    "RULES",
     "TIE_BREAK",
     "TIE_NOISE",
     "UNSOLVED",
@@ -74,3 +69,17 @@ register_agent(GAME, "greedy", GreedyAgent)
 register_agent(GAME, "lookahead", LookaheadAgent)
 register_agent(GAME, "pimc", PimcAgent)
 register_agent(GAME, "learned", LearnedAgent)
+
+
+def __getattr__(name: str) -> Any:
+    """``RULES``, the old name of `shell_envs.scorpion.rules.RULE_SETS`, with a
+    ``DeprecationWarning``."""
+    if name != "RULES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        "shell_envs.agents.scorpion.RULES is deprecated and is removed in 0.4.0; "
+        "import RULE_SETS from shell_envs.scorpion.rules",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return RULE_SETS

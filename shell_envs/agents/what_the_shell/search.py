@@ -1,29 +1,23 @@
-"""Built-in What the Shell agents: ``random``, ``greedy``, ``mcts``, ``learned``, ``mcts-learned``.
+"""The What the Shell search agents: ``mcts`` (simultaneous-move tree search on the greedy
+heuristic) and ``mcts-learned`` (the same tree guided by the learned network).
 
-All follow [`Agent`][].  ``greedy`` and ``mcts`` read the
-whole position through `act_with_state` with a [`WhatTheShellView`][]; their ``act``
-decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
-not in the observation, and nothing else is lost).  The heuristics and the searches are compiled
-and run on the rules engine (`shell_envs.what_the_shell.heuristics`,
-`shell_envs.what_the_shell.mcts`, `shell_envs.what_the_shell.guided`).
+Both are compiled and run on the rules engine (`shell_envs.what_the_shell.mcts`,
+`shell_envs.what_the_shell.guided`); ``mcts`` falls back on ``greedy`` when the mask allows
+none of its candidates.
 """
 
 from __future__ import annotations
 
 import time
-from abc import ABC, abstractmethod
-from typing import Any
 
 import numpy as np
 
-from shell_envs.agents.base import RandomAgent as BaseRandomAgent
-from shell_envs.agents.base import register_agent
+from shell_envs.agents.what_the_shell.common import PositionAgent, checked_view
+from shell_envs.agents.what_the_shell.simple import GreedyAgent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
-from shell_envs.core.weights import check_temperature, check_top_p, pick
-from shell_envs.what_the_shell import guided, heuristics, mcts, network, policy_network, rules
+from shell_envs.what_the_shell import guided, mcts, network, rules
 from shell_envs.what_the_shell.view import WhatTheShellView
 
-GAME = "what_the_shell"
 MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
 SELECTIONS = {"ucb": mcts.UCB, "regret_matching": mcts.REGRET_MATCHING}
 GUIDED_SELECTIONS = {"puct": guided.PUCT, "ucb": mcts.UCB_SELECTION}  # mcts-learned's
@@ -34,64 +28,7 @@ SOURCES = {  # where mcts-learned's candidates come from
 }
 
 
-def _checked(state: Any) -> WhatTheShellView:
-    """``state`` if it is a [`WhatTheShellView`][], else a ``ValueError``."""
-    if not isinstance(state, WhatTheShellView):
-        raise ValueError(f"state must be a WhatTheShellView; got {type(state).__name__}")
-    return state
-
-
-class RandomAgent(BaseRandomAgent):
-    """Uniform over the legal cells."""
-
-
-class _PositionAgent(ABC):
-    """What the agents that read the whole position share: a seeded generator, and ``act`` on
-    the position decoded from a ``"planes"`` or ``"flat"`` observation (each subclass defines
-    ``act_with_state``)."""
-
-    rng: np.random.Generator
-
-    def reset(self, seed: int | None = None) -> None:
-        """Reseed (a None seed keeps the current generator)."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        """`act_with_state` on the position decoded from ``observation``."""
-        return self.act_with_state(WhatTheShellView.from_observation(observation), action_mask)
-
-    @abstractmethod
-    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
-        """A legal cell for the position ``state``."""
-
-
-class GreedyAgent(_PositionAgent):
-    """One-ply heuristic: complete a five, block the opponent's, capture, extend lines.
-
-    Every empty cell is scored by `heuristics.score_cells`: what the turtle adds to its
-    five-cell windows, the captures it makes and the eggs they hatch (oldest first), what the
-    cell denies the opponent, minus a penalty when the turtle could be captured next round.
-    Ties are broken at random (seeded).
-    """
-
-    name = "greedy"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-        self._scores = np.empty(rules.CELLS, dtype=np.float64)
-
-    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
-        """The best legal cell for ``state.player``."""
-        legal = _checked(state).legal(action_mask)
-        board, eggs, meta = state.state.copy()
-        heuristics.score_cells(board, eggs, meta, state.player, self._scores)
-        scores = self._scores[legal]
-        best = legal[scores >= scores.max() - 1e-9]
-        return int(self.rng.choice(best))
-
-
-class MCTSAgent(_PositionAgent):
+class MCTSAgent(PositionAgent):
     """Simultaneous-move Monte Carlo tree search on the compiled engine.
 
     Both players' choices at a node are the ``candidates`` best cells by the greedy heuristic;
@@ -167,7 +104,7 @@ class MCTSAgent(_PositionAgent):
         When ``action_mask`` allows none of the searched candidates, the greedy choice within
         the mask is played instead.
         """
-        legal = _checked(state).legal(action_mask)
+        legal = checked_view(state).legal(action_mask)
         side = 0 if state.player == rules.BLACK else 1
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True
@@ -197,86 +134,7 @@ class MCTSAgent(_PositionAgent):
         return int(tree.candidates[0, side, choice])
 
 
-class LearnedAgent(_PositionAgent):
-    """A learned policy alone, no search: its first moves of a game sampled, then its argmax.
-
-    The default network is the shipped policy network
-    ([`shell_envs.what_the_shell.policy_network`][], a small convolutional network distilled
-    from ``mcts`` by ``examples/train_what_the_shell_policy.py``); a file or arrays of the
-    search's perceptron (`shell_envs.what_the_shell.network`, as the expert-iteration
-    example writes them) play by that network's own-move head instead.  The network reads the
-    position from the player's point of view; no torch.  With ``temperature`` > 0 a move is
-    drawn from the softmax of the logits divided by it (seeded; with ``top_p``, from its
-    nucleus), at every move or, with ``sample_moves``, only at the first moves of each game (as
-    AlphaZero's self-play varies its openings); then the legal cell with the highest own-move
-    logit is played.  By default the first 8 moves are drawn (temperature 1, top_p 0.5): games
-    branch early, so an opponent cannot replay one winning line (the argmax alone lost every
-    game to a best response trained for 300,000 steps, this default none), and the rest is
-    played at full strength; ``temperature=0`` plays the argmax throughout.
-
-    Args:
-        weights: an ``.npz`` file of either network (default: the shipped policy network).
-        temperature: 0 plays the argmax; above 0, sample (default 1).
-        top_p: when sampling, only from the most likely cells whose probabilities first sum
-            to at least this (nucleus sampling; 1: every legal cell; default 0.5).
-        sample_moves: sample only this many moves after each `reset` (a game), then
-            play the argmax (default 8; None: sample at every move).
-        net: a network (tuple of arrays) instead of a file, for training code.
-        seed: seeds the sampling and the tie-breaking.
-    """
-
-    name = "learned"
-
-    def __init__(
-        self,
-        weights: str | None = None,
-        temperature: float = 1.0,
-        top_p: float = 0.5,
-        sample_moves: int | None = 8,
-        net: network.Network | None = None,
-        seed: int | None = None,
-    ) -> None:
-        self.temperature = check_temperature(temperature)
-        self.top_p = check_top_p(top_p)
-        self.sample_moves = positive_int("sample_moves", sample_moves, allow_none=True)
-        self.moves_played = 0  # since the last reset
-        self.net, self._forward = _policy(weights, net)
-        self.rng = np.random.default_rng(seed)
-        self._x = np.empty(network.N_FEATURES, dtype=np.float32)
-        self._logits = np.empty(network.N_LOGITS, dtype=np.float32)
-
-    def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
-        """The policy's cell for ``state.player`` among the legal cells."""
-        legal = _checked(state).legal(action_mask)
-        heuristics.net_features(*state.state.copy(), state.player, self._x)
-        self._forward(self.net, self._x, self._logits)
-        logits = self._logits[legal].astype(np.float64)
-        late = self.sample_moves is not None and self.moves_played >= self.sample_moves
-        self.moves_played += 1
-        return pick(self.rng, legal, logits, 0.0 if late else self.temperature, self.top_p)
-
-    def reset(self, seed: int | None = None) -> None:
-        """A new game: count moves from 0 again; reseed (a None seed keeps the generator)."""
-        super().reset(seed)
-        self.moves_played = 0
-
-
-def _policy(weights: str | None, net: network.Network | None) -> tuple[network.Network, Any]:
-    """``learned``'s network and its forward pass: the policy network unless ``net`` or the
-    ``weights`` file is the search's perceptron (told apart by their arrays)."""
-    if net is not None:
-        conv = len(net) == len(policy_network.WEIGHT_NAMES) and np.ndim(net[0]) == 4
-    elif weights is not None:
-        with np.load(weights) as data:
-            conv = policy_network.WEIGHT_NAMES[0] in data
-    else:
-        return policy_network.shipped(), policy_network.forward
-    if conv:
-        return policy_network.FORMAT.choose(weights, net), policy_network.forward
-    return network.FORMAT.choose(weights, net), network.forward
-
-
-class GuidedMCTSAgent(_PositionAgent):
+class GuidedMCTSAgent(PositionAgent):
     """Simultaneous-move tree search guided by the learned network (AlphaZero-style).
 
     Each node holds both players' ``candidates`` cells and their priors, from one forward
@@ -350,7 +208,7 @@ class GuidedMCTSAgent(_PositionAgent):
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """Search from ``state`` and play the root's most visited candidate."""
-        legal = _checked(state).legal(action_mask)
+        legal = checked_view(state).legal(action_mask)
         side = 0 if state.player == rules.BLACK else 1
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True
@@ -369,10 +227,3 @@ class GuidedMCTSAgent(_PositionAgent):
         visits = tree.visits[0, side, :n]
         best = np.flatnonzero(visits >= visits.max())
         return int(tree.candidates[0, side, self.rng.choice(best)])
-
-
-register_agent(GAME, "random", RandomAgent)
-register_agent(GAME, "greedy", GreedyAgent)
-register_agent(GAME, "mcts", MCTSAgent)
-register_agent(GAME, "learned", LearnedAgent)
-register_agent(GAME, "mcts-learned", GuidedMCTSAgent)

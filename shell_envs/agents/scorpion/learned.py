@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.agents.scorpion_simple import _FairAgent, _view
+from shell_envs.agents.scorpion.common import FairAgent, checked_view
 from shell_envs.core.weights import check_temperature, check_top_p, pick
 from shell_envs.scorpion import network
 from shell_envs.scorpion.actions import N_ACTIONS
 from shell_envs.scorpion.view import ScorpionView
 
 
-class LearnedAgent(_FairAgent):
+class LearnedAgent(FairAgent):
     """The learned network's policy: the candidate move with the highest score.
 
     Args:
@@ -53,7 +53,7 @@ class LearnedAgent(_FairAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The network's move for ``state`` among the candidates (see the module doc)."""
-        legal = _view(state).legal(action_mask)
+        legal = checked_view(state).legal(action_mask)
         visited = self._remember(state)
         if legal.size == 1:
             return int(legal[0])

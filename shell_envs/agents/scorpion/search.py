@@ -1,10 +1,13 @@
-"""The ``pimc`` Scorpion agent: perfect-information Monte Carlo on the exact solver.
+"""The Scorpion search agents: ``lookahead`` (determinized rollouts) and ``pimc``
+(perfect-information Monte Carlo on the exact solver).
 
-[`PimcAgent`][shell_envs.agents.scorpion_pimc.PimcAgent] keeps a pool of determinizations of
+[`LookaheadAgent`][shell_envs.agents.scorpion.search.LookaheadAgent] samples the hidden cards
+and rolls each move out with the loops compiled in [`shell_envs.scorpion.search`][].
+[`PimcAgent`][shell_envs.agents.scorpion.search.PimcAgent] keeps a pool of determinizations of
 what it sees (a [`ScorpionView`][shell_envs.scorpion.view.ScorpionView]), solves them with
 [`shell_envs.scorpion.solver`][] and plays the move that wins in the most; the helpers below
 compare, enumerate and plan over those determinizations.  It falls back on
-[`LookaheadAgent`][shell_envs.agents.scorpion_simple.LookaheadAgent], which it extends.
+``lookahead``, which it extends.
 """
 
 from __future__ import annotations
@@ -16,12 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from shell_envs.agents.scorpion_simple import MAX_SEARCH, TIE_BREAK, LookaheadAgent, _view
+from shell_envs.agents.scorpion.common import FairAgent, checked_view
 from shell_envs.core.validation import flag, positive_int
 from shell_envs.scorpion import rules, search, solver
-from shell_envs.scorpion.actions import N_ACTIONS, N_COLUMNS
+from shell_envs.scorpion.actions import N_ACTIONS, N_COLUMNS, RESERVE_ACTION
 from shell_envs.scorpion.state import ScorpionState
 from shell_envs.scorpion.view import HIDDEN, ScorpionView
+
+CLASSIC_SAMPLES = 20
+RELAXED_SAMPLES = 6
+MAX_SEARCH = 100_000  # lookahead: samples, rollouts and depth at most (compiled int64 loops)
+TIE_BREAK = 0.1  # lookahead: weight of a move's immediate gain beside its mean rollout value
 
 # pimc: per rule, determinizations at least, won ones wanted, determinizations at most, node
 # budget of one solve, whether every move is a candidate, whether the won lines' first moves
@@ -74,8 +82,112 @@ MAX_PLAN = 4  # pimc: moves of a fair plan at most (its search grows as moves^pl
 UNSOLVED = "unsolved"  # pimc: a fresh determinization, not solved yet
 
 
+class LookaheadAgent(FairAgent):
+    """Determinized search: sample the hidden cards, roll each move out, average.
+
+    For each of ``samples`` deals of the unseen cards into the hidden places (consistent with
+    everything visible), every legal move is played and followed by ``rollouts`` rollouts of
+    ``depth`` moves under a fast greedy policy with noise (`search.rollout_values`,
+    `search.quick_gain`); the move with the best mean
+    final evaluation is played, near-ties going to the best immediate gain.  The real hidden
+    cards are never read: the agent only gets a `ScorpionView`.  Like ``greedy`` it
+    skips pointless king shuffles and positions it has already been in.
+
+    Args:
+        samples: determinizations per decision; None: 20 under Classic, 6 under Relaxed
+            (Relaxed positions have several times more moves to roll out).
+        rollouts: rollouts per move and determinization (the best one counts).
+        depth: moves per rollout.
+        noise: randomness of the rollout policy (uniform noise added to move gains).
+        deal_last: consider dealing the reserve only when no card move gains anything; None:
+            under Classic only, where an early deal just buries the tops of columns 1–3,
+            while under Relaxed the three new cards are worth more early.
+        seed: seeds the sampling.
+        rules: the rule assumed when deciding from an observation (views carry their own).
+    """
+
+    name = "lookahead"
+
+    def __init__(
+        self,
+        samples: int | None = None,
+        rollouts: int = 1,
+        depth: int = 30,
+        noise: float = 0.5,
+        deal_last: bool | None = None,
+        seed: int | None = None,
+        rules: str = "classic",
+    ) -> None:
+        super().__init__(seed, rules)
+        for key, value in (("samples", samples), ("rollouts", rollouts), ("depth", depth)):
+            positive_int(key, value, allow_none=key == "samples", high=MAX_SEARCH)
+        if not noise >= 0:
+            raise ValueError(f"noise must be non-negative, got {noise!r}")
+        self.samples = None if samples is None else int(samples)
+        self.rollouts = int(rollouts)
+        self.depth = int(depth)
+        self.noise = float(noise)
+        self.deal_last = None if deal_last is None else bool(deal_last)
+
+    def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
+        """The move with the best mean rollout value over sampled deals of the hidden cards."""
+        legal = checked_view(state).legal(action_mask)
+        visited = self._remember(state)
+        if legal.size == 1:
+            return int(legal[0])
+        return self._rollout_choice(state, legal, visited)
+
+    def _rollout_choice(self, state: ScorpionView, legal: np.ndarray, visited: np.ndarray) -> int:
+        """The lookahead decision among ``legal`` (two or more moves); ``visited``: seen hashes."""
+        tab, lens, fd, reserve, meta = state.arrays()
+        roots = np.array(
+            [a for a in legal if not search.is_pointless(tab, lens, fd, meta, int(a))], np.int64
+        )
+        if roots.size == 0:
+            return int(self.rng.choice(legal))
+        if roots.size == 1:
+            return int(roots[0])
+        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+        hashes = np.empty(roots.size, np.int64)
+        gains = np.empty(roots.size, np.float64)
+        search.successors(tab, lens, fd, reserve, meta, hist, roots, roots.size, hashes, gains)
+        deal = roots == RESERVE_ACTION
+        deal_last = not state.relaxed if self.deal_last is None else self.deal_last
+        if deal_last and deal.any() and np.any(gains[~deal] > 0):
+            keep = ~deal
+            roots, hashes, gains = roots[keep], hashes[keep], gains[keep]
+        values = self._values(state, roots)
+        values += TIE_BREAK * gains
+        values[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(roots[self.rng.choice(best)])
+
+    def _values(self, view: ScorpionView, roots: np.ndarray) -> np.ndarray:
+        """The mean rollout value of each of ``roots`` over sampled hidden cards."""
+        tab, lens, fd, reserve, meta = view.arrays()
+        values = np.empty(roots.size, np.float64)
+        search.rollout_values(
+            tab,
+            lens,
+            fd,
+            reserve,
+            meta,
+            view.unseen,
+            len(view.unseen),
+            roots,
+            roots.size,
+            self.samples or (RELAXED_SAMPLES if view.relaxed else CLASSIC_SAMPLES),
+            self.rollouts,
+            self.depth,
+            self.noise,
+            int(self.rng.integers(2**62)),
+            values,
+        )
+        return values
+
+
 @dataclass(eq=False)
-class _Sample:
+class Sample:
     """One determinization kept between decisions: the full state, the solver's verdict on it
     and, when won, the rest of the winning line from this state."""
 
@@ -225,7 +337,7 @@ class PimcAgent(LookaheadAgent):
             if not whole or not 0 <= value <= high:
                 raise ValueError(f"{key} must be an integer 0 … {high}; got {value!r}")
             self.options[key] = int(value)
-        self._pool: list[_Sample] = []
+        self._pool: list[Sample] = []
 
     def reset(self, seed: int | None = None) -> None:
         """New game: forget the positions seen and the samples; reseed (a None seed keeps the
@@ -239,9 +351,9 @@ class PimcAgent(LookaheadAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The move that wins in the most solved determinizations (see the class notes)."""
-        legal = _view(state).legal(action_mask)
+        legal = checked_view(state).legal(action_mask)
         visited = self._remember(state)
-        self._pool = [s for s in self._pool if _looks_like(s.state, state)]
+        self._pool = [s for s in self._pool if looks_like(s.state, state)]
         if legal.size == 1:
             choice = int(legal[0])
         else:
@@ -394,7 +506,7 @@ class PimcAgent(LookaheadAgent):
         return next(m for m in moves if scores[m] == top)
 
     @staticmethod
-    def _wins(sample: _Sample, move: int, budget: int, deepen: int) -> bool:
+    def _wins(sample: Sample, move: int, budget: int, deepen: int) -> bool:
         """Whether ``move`` wins in the won ``sample`` (its line's first move, or solved and
         kept in its children)."""
         if sample.line and sample.line[0] == move:
@@ -404,7 +516,7 @@ class PimcAgent(LookaheadAgent):
         return sample.children[move][0] == solver.WON
 
     @staticmethod
-    def _solve_child(sample: _Sample, move: int, budget: int, deepen: int) -> tuple[str, list[int]]:
+    def _solve_child(sample: Sample, move: int, budget: int, deepen: int) -> tuple[str, list[int]]:
         """The verdict and winning line of ``move`` in ``sample``, solved on ``budget`` nodes
         and, if that runs out, once more on ``deepen`` times it (with ``deepen`` > 1)."""
         out = _solve_deep(sample.state, move, budget, deepen)
@@ -423,14 +535,14 @@ class PimcAgent(LookaheadAgent):
         if math.factorial(n) > limit:
             return False
         places = _hidden_places(view)
-        pool: dict[tuple[int, ...], _Sample] = {}
+        pool: dict[tuple[int, ...], Sample] = {}
         for kept in self._pool:
             pool.setdefault(_arrangement(kept.state, places), kept)
         self._pool = []
         for cards in itertools.permutations(int(c) for c in view.unseen):
             sample = pool.get(cards)
             if sample is None:
-                sample = _Sample(_arranged(view, places, cards), UNSOLVED, [])
+                sample = Sample(_arranged(view, places, cards), UNSOLVED, [])
             self._pool.append(sample)
         return True
 
@@ -443,7 +555,7 @@ class PimcAgent(LookaheadAgent):
         if self.option("refresh", view.rules) and not exact:
             self._pool = []
         while len(self._pool) < self.option("samples", view.rules) and not exact:
-            self._pool.append(_Sample(view.determinize(self.rng), UNSOLVED, []))
+            self._pool.append(Sample(view.determinize(self.rng), UNSOLVED, []))
         verdicts = [sample.verdict for sample in self._pool]
         again = solver.WON not in verdicts and 2 * verdicts.count(solver.LOST) < len(verdicts)
         resolve = self.option("resolve", view.rules)
@@ -468,13 +580,13 @@ class PimcAgent(LookaheadAgent):
         won = sum(sample.verdict == solver.WON for sample in self._pool)
         target = self.option("won_target", view.rules)
         while won < target and len(self._pool) < self.option("max_samples", view.rules):
-            sample = _Sample(view.determinize(self.rng), UNSOLVED, [])
+            sample = Sample(view.determinize(self.rng), UNSOLVED, [])
             self._solve(sample, budget)
             self._pool.append(sample)
             won += sample.verdict == solver.WON
 
     @staticmethod
-    def _solve(sample: _Sample, budget: int) -> None:
+    def _solve(sample: Sample, budget: int) -> None:
         """Solve ``sample`` from where it stands on ``budget`` nodes."""
         result = solver.solve_quick(sample.state, budget, check=False)
         sample.verdict, sample.line, sample.nodes = result.verdict, list(result.moves), budget
@@ -601,7 +713,7 @@ def _arranged(
     return ScorpionState((tab, lens, fd, reserve, meta, hist))
 
 
-def _looks_like(state: ScorpionState, view: ScorpionView) -> bool:
+def looks_like(state: ScorpionState, view: ScorpionView) -> bool:
     """Whether the full ``state`` shows exactly what ``view`` shows (so it is one of its
     determinizations): the same face-up cards in the same places, the same face-down counts,
     the reserve dealt or not and the same removed sequences."""
