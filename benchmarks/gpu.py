@@ -68,7 +68,7 @@ def gpu_status() -> str | None:
         from shell_envs.core import cuda
 
         cuda.require()
-        cuda.torch_module()
+        cuda.torch()
     except Exception as exc:  # the one clear error, or anything else that stops the GPU path
         return f"{type(exc).__name__}: {exc}"
     return None

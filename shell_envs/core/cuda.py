@@ -31,21 +31,25 @@ import inspect
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from shell_envs.core import validation
+from shell_envs.core.jit import jit_inline
 from shell_envs.core.numba_patches import inline_without_copies
 
 __all__ = [
     "INSTALL",
+    "LAYOUTS",
     "THREADS_PER_BLOCK",
     "CudaUnavailableError",
     "Kernel",
     "Launch",
+    "StateArray",
     "as_torch",
     "assemble",
+    "batch_shape",
     "compile_ptx",
     "cuda",
     "default_stream",
@@ -53,16 +57,20 @@ __all__ = [
     "device_function",
     "driver_problem",
     "empty",
+    "fresh_batch",
     "from_device",
+    "game_major_copy",
+    "game_rows",
     "integer_array",
+    "layout_kernels",
     "missing_packages",
     "output",
     "random_states",
     "require",
     "simulated",
     "synchronize",
+    "torch",
     "torch_device",
-    "torch_module",
     "unavailable",
 ]
 
@@ -293,6 +301,70 @@ class Launch:
             self._native()
 
 
+LAYOUTS = ("soa", "game_major")  # game index last (struct-of-arrays) or first (the CPU's rows)
+
+
+class StateArray(NamedTuple):
+    """One state array of a game: its name, the shape of one game's part, its dtype and the
+    value of a fresh game (a scalar or one game's array); a GPU env's arrays, in either
+    layout, and their host copies are made from these."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: Any
+    fresh: Any = 0
+
+
+def batch_shape(n: int, per_game: tuple[int, ...], layout: str) -> tuple[int, ...]:
+    """The shape of an array of ``n`` games' ``per_game`` parts in ``layout``: the game index
+    last (``"soa"``) or first (``"game_major"``)."""
+    return (*per_game, n) if layout == "soa" else (n, *per_game)
+
+
+def fresh_batch(spec: StateArray, n: int, layout: str = "game_major") -> np.ndarray:
+    """Host array of ``n`` fresh games' ``spec`` array in ``layout`` (contiguous)."""
+    rows = np.broadcast_to(np.asarray(spec.fresh, spec.dtype), (n, *spec.shape))
+    return np.array(np.moveaxis(rows, 0, -1) if layout == "soa" else rows, order="C")
+
+
+def game_major_copy(array: Any, layout: str) -> np.ndarray:
+    """A host copy of the device array ``array`` (in ``layout``) in the CPU env's
+    ``(N, ...)`` rows (waits for the GPU)."""
+    host = from_device(array)
+    return np.ascontiguousarray(np.moveaxis(host, -1, 0)) if layout == "soa" else host
+
+
+@jit_inline
+def _game_last(array, i):
+    """Game ``i``'s part of an array with the game index last."""
+    return array[..., i]
+
+
+@jit_inline
+def _game_first(array, i):
+    """Game ``i``'s part of an array with the game index first."""
+    return array[i]
+
+
+def game_rows(layout: str) -> Callable[..., Any]:
+    """``part(array, i)``: game ``i``'s part of an array in ``layout``, for kernel bodies."""
+    return _game_last if layout == "soa" else _game_first
+
+
+def layout_kernels(
+    make_body: Callable[[Callable[..., Any]], Callable[..., Any]], name: str
+) -> dict[str, Kernel]:
+    """One kernel per layout from one per-game body: ``make_body(part)`` returns the body
+    (``body(i, ...)``) that reads each game's arrays through ``part`` (`game_rows`); the
+    kernels are named ``{name}_soa_kernel`` and ``{name}_game_major_kernel``."""
+    kernels = {}
+    for layout in LAYOUTS:
+        body = make_body(game_rows(layout))
+        body.__name__ = body.__qualname__ = f"_{name}_{layout}"
+        kernels[layout] = Kernel(body)
+    return kernels
+
+
 @functools.cache
 def default_stream() -> Any:
     """The default stream as cuda-core's ``launch`` takes it (numba-cuda's conversion, once)."""
@@ -454,7 +526,7 @@ def synchronize() -> None:
     require().synchronize()
 
 
-def torch_module() -> Any:
+def torch() -> Any:
     """``torch``, imported on first use (results come out as torch tensors); on a GPU, a
     torch built with CUDA, else `CudaUnavailableError`."""
     try:
@@ -478,26 +550,26 @@ def torch_device(device: Any = "cuda") -> Any:
     if kind != "cuda":
         raise ValueError(f"a GPU env runs on device 'cuda' or 'cuda:N'; got {device!r}")
     module = require()
-    torch = torch_module()
+    torch_ = torch()
     current = 0 if simulated() else module.get_current_device().id
     if index is not None and index != current:
         raise ValueError(
             f"device={device!r}: the GPU envs run on the current CUDA device, cuda:{current}; "
             "choose another GPU with CUDA_VISIBLE_DEVICES"
         )
-    return torch.device("cpu") if simulated() else torch.device("cuda", current)
+    return torch_.device("cpu") if simulated() else torch_.device("cuda", current)
 
 
 def output(shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:
     """A fresh device buffer for a kernel to write: ``(argument, tensor)``, what to pass to the
     kernel and the torch tensor over the same memory (one object on a GPU, from torch's
     caching allocator; a simulator array and a CPU tensor over it under the simulator)."""
-    torch = torch_module()
+    torch_ = torch()
     if simulated():
         array = require().device_array(shape, dtype=np.dtype(dtype))
-        return array, torch.from_numpy(array._ary)
-    dtype = getattr(torch, np.dtype(dtype).name if np.dtype(dtype) != np.bool_ else "bool")
-    tensor = torch.empty(shape, dtype=dtype, device="cuda")
+        return array, torch_.from_numpy(array._ary)
+    dtype = getattr(torch_, np.dtype(dtype).name if np.dtype(dtype) != np.bool_ else "bool")
+    tensor = torch_.empty(shape, dtype=dtype, device="cuda")
     return tensor, tensor
 
 
@@ -508,10 +580,10 @@ def as_torch(array: Any) -> Any:
     under the simulator a CPU tensor over its host memory.  The view lives as long as the
     tensor does; a kernel that writes ``array`` again changes what it shows.
     """
-    torch = torch_module()
+    torch_ = torch()
     if simulated():
-        return torch.from_numpy(array._ary)
-    return torch.as_tensor(array, device="cuda")
+        return torch_.from_numpy(array._ary)
+    return torch_.as_tensor(array, device="cuda")
 
 
 def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
@@ -524,28 +596,28 @@ def integer_array(values: Any, shape: tuple[int, ...], what: str) -> Any:
     default stream, which is made to wait for torch's current stream when that is another.
     """
     module = require()
-    torch = torch_module()
+    torch_ = torch()
     if simulated():
         if hasattr(values, "_ary"):  # a simulator device array
             values = values._ary
-        elif isinstance(values, torch.Tensor):
+        elif isinstance(values, torch_.Tensor):
             values = values.numpy()
         host = _checked(np.asarray(values), shape, what, kind=np.asarray(values).dtype.kind)
         return module.to_device(host.astype(np.int64, copy=False))
-    if isinstance(values, torch.Tensor):
+    if isinstance(values, torch_.Tensor):
         tensor = values
     elif hasattr(values, "__cuda_array_interface__"):
-        tensor = torch.as_tensor(values, device="cuda")
+        tensor = torch_.as_tensor(values, device="cuda")
     elif hasattr(values, "__dlpack__") and not isinstance(values, np.ndarray):
-        tensor = torch.from_dlpack(values)
+        tensor = torch_.from_dlpack(values)
     else:
         host = np.asarray(values)
         _checked(host, shape, what, kind=host.dtype.kind)
-        tensor = torch.as_tensor(host)
-    kind = "b" if tensor.dtype == torch.bool else ("f" if tensor.is_floating_point() else "i")
+        tensor = torch_.as_tensor(host)
+    kind = "b" if tensor.dtype == torch_.bool else ("f" if tensor.is_floating_point() else "i")
     _checked(tensor, shape, what, kind=kind if not tensor.is_complex() else "c")
-    tensor = tensor.to(device="cuda", dtype=torch.int64).contiguous()
-    current, default = torch.cuda.current_stream(), torch.cuda.default_stream()
+    tensor = tensor.to(device="cuda", dtype=torch_.int64).contiguous()
+    current, default = torch_.cuda.current_stream(), torch_.cuda.default_stream()
     if current != default:  # kernels run on the default stream: it waits, the host does not
         default.wait_stream(current)
     return tensor

@@ -1,7 +1,7 @@
 """N Scorpion games on a CUDA device, one GPU thread per game, from the same rule code.
 
 ``gym.make_vec("shell_envs/Scorpion-v0", num_envs=N, vectorization_mode="vector_entry_point",
-device="cuda")``.  The step kernel runs `shell_envs.scorpion.vector.step_game` for each
+device="cuda")``.  The step kernel runs `shell_envs.scorpion.kernels.step_game` for each
 game, the very function the CPU batch loop runs (it calls `rules.step`, the deal and the
 encoders), compiled for the GPU by numba-cuda through `shell_envs.core.cuda`.  One launch
 per step plays every game's action, refreshes its mask, encodes its observation and deals a
@@ -34,21 +34,17 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from shell_envs.core import cuda
 from shell_envs.core.errors import IllegalMove
+from shell_envs.core.pcg64 import GEN_ROWS, generator_columns
 from shell_envs.core.sampling import random_legal
 from shell_envs.core.validation import choice, flag, integer, reset_needed
+from shell_envs.scorpion import kernels, vector
 from shell_envs.scorpion import rules as engine
-from shell_envs.scorpion import vector
-from shell_envs.scorpion.deals import (
-    GEN_ROWS,
-    deal_pool,
-    generator_columns,
-    next_deal,
-)
+from shell_envs.scorpion.deals import deal_pool, next_deal
 from shell_envs.scorpion.env import DEFAULT_MAX_MOVES
 
 __all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures"]
 
-LAYOUTS = ("soa", "game_major")
+LAYOUTS = cuda.LAYOUTS
 
 
 def _draw(i, which, gen, pool, use_pool, deals):
@@ -64,102 +60,72 @@ def _reseed(i, seeded, fresh, gen):
             gen[r, i] = fresh[r, i]
 
 
-def _step_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions, allow_undo,
-              steps, max_moves, win_reward, rule, autoreset, deals, kind, codes, rewards,
-              terminated, truncated, gen, pool, use_pool, counts, flags, code,
-              deal):  # fmt: skip
-    """Game ``i`` of a step and its infos, game index last (``tab[column, depth, game]``,
-    ``obs[k, game]`` ...)."""
-    vector.step_game(i, tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
-                     hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], actions, allow_undo,
-                     steps, max_moves, win_reward, rule, autoreset, deals, kind, True, codes,
-                     rewards, terminated, truncated, gen[:, i], pool, use_pool)  # fmt: skip
-    vector.fill_infos(i, meta[:, i], codes, deals, counts, flags, code, deal)
+def _step_body(part):
+    """The step kernel's body for a layout whose game parts ``part`` gives (`cuda.game_rows`):
+    game ``i`` of a step (`kernels.step_game`) and its infos; generators are columns in both
+    layouts."""
+
+    def step(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions, allow_undo, steps,
+             max_moves, win_reward, rule, autoreset, deals, kind, codes, rewards, terminated,
+             truncated, gen, pool, use_pool, counts, flags, code, deal):  # fmt: skip
+        g_meta = part(meta, i)
+        kernels.step_game(i, part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta,
+                          part(hist, i), part(masks, i), part(obs, i), part(cards, i), actions,
+                          allow_undo, steps, max_moves, win_reward, rule, autoreset, deals, kind,
+                          True, codes, rewards, terminated, truncated, gen[:, i], pool,
+                          use_pool)  # fmt: skip
+        kernels.fill_infos(i, g_meta, codes, deals, counts, flags, code, deal)
+
+    return step
 
 
-def _step_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, actions,
-                     allow_undo, steps, max_moves, win_reward, rule, autoreset, deals, kind,
-                     codes, rewards, terminated, truncated, gen, pool, use_pool, counts, flags,
-                     code, deal):  # fmt: skip
-    """Game ``i`` of a step and its infos, state and observations in game-major rows
-    (``tab[game, column, depth]``, ``obs[game, k]`` ...)."""
-    vector.step_game(i, tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
-                     cards[i], actions, allow_undo, steps, max_moves, win_reward, rule,
-                     autoreset, deals, kind, True, codes, rewards, terminated, truncated,
-                     gen[:, i], pool, use_pool)  # fmt: skip
-    vector.fill_infos(i, meta[i], codes, deals, counts, flags, code, deal)
+def _reset_body(part):
+    """The reset kernel's body for a layout (``part``, as `_step_body`): deal ``deals[i]`` in
+    game ``i`` if ``which[i]``, with its infos."""
+
+    def reset(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals, rule,
+              allow_undo, kind, steps, autoreset, codes, counts, flags, code, deal):  # fmt: skip
+        if which[i]:
+            g_meta = part(meta, i)
+            kernels.reset_game(part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta,
+                               part(hist, i), part(masks, i), part(obs, i), part(cards, i),
+                               deals[i], rule, allow_undo, kind)  # fmt: skip
+            steps[i] = 0
+            autoreset[i] = False
+            codes[i] = engine.OK
+            kernels.fill_infos(i, g_meta, codes, deals, counts, flags, code, deal)
+
+    return reset
 
 
-def _reset_soa(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals, rule,
-               allow_undo, kind, steps, autoreset, codes, counts, flags, code,
-               deal):  # fmt: skip
-    """Deal ``deals[i]`` in game ``i`` if ``which[i]``, with its infos (struct-of-arrays)."""
-    if which[i]:
-        vector.reset_game(tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
-                          hist[:, :, i], masks[:, i], obs[:, i], cards[:, i], deals[i], rule,
-                          allow_undo, kind)  # fmt: skip
-        steps[i] = 0
-        autoreset[i] = False
-        codes[i] = engine.OK
-        vector.fill_infos(i, meta[:, i], codes, deals, counts, flags, code, deal)
+def _check_body(part):
+    """The check kernel's body for a layout (``part``, as `_step_body`): ``codes[i]``, the
+    check code of game ``i``'s action."""
+
+    def check(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
+        kernels.check_game(i, part(tab, i), part(lens, i), part(fd, i), part(reserve, i),
+                           part(meta, i), part(hist, i), actions, allow_undo, skip,
+                           codes)  # fmt: skip
+
+    return check
 
 
-def _reset_game_major(i, tab, lens, fd, reserve, meta, hist, masks, obs, cards, which, deals,
-                      rule, allow_undo, kind, steps, autoreset, codes, counts, flags, code,
-                      deal):  # fmt: skip
-    """Deal ``deals[i]`` in game ``i`` if ``which[i]``, with its infos (game-major rows)."""
-    if which[i]:
-        vector.reset_game(tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], masks[i], obs[i],
-                          cards[i], deals[i], rule, allow_undo, kind)  # fmt: skip
-        steps[i] = 0
-        autoreset[i] = False
-        codes[i] = engine.OK
-        vector.fill_infos(i, meta[i], codes, deals, counts, flags, code, deal)
+def _sample_body(part):
+    """The sampler's body for a layout (``part``, as `_step_body`): a uniformly random legal
+    action of game ``i``."""
+
+    def sample(i, masks, states, out):
+        out[i] = random_legal(part(masks, i), states, i)
+
+    return sample
 
 
-def _check_soa(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-    """``codes[i]``: the check code of game ``i``'s action (struct-of-arrays)."""
-    vector.check_game(i, tab[:, :, i], lens[:, i], fd[:, i], reserve[:, i], meta[:, i],
-                      hist[:, :, i], actions, allow_undo, skip, codes)  # fmt: skip
-
-
-def _check_game_major(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-    """``codes[i]``: the check code of game ``i``'s action (game-major rows)."""
-    vector.check_game(i, tab[i], lens[i], fd[i], reserve[i], meta[i], hist[i], actions,
-                      allow_undo, skip, codes)  # fmt: skip
-
-
-def _sample_soa(i, masks, states, out):
-    """A uniformly random legal action of game ``i`` (masks ``[action, game]``)."""
-    out[i] = random_legal(masks[:, i], states, i)
-
-
-def _sample_game_major(i, masks, states, out):
-    """A uniformly random legal action of game ``i`` (masks ``[game, action]``)."""
-    out[i] = random_legal(masks[i], states, i)
-
-
-STEP_KERNELS = {"soa": cuda.Kernel(_step_soa), "game_major": cuda.Kernel(_step_game_major)}
-RESET_KERNELS = {"soa": cuda.Kernel(_reset_soa), "game_major": cuda.Kernel(_reset_game_major)}
-CHECK_KERNELS = {"soa": cuda.Kernel(_check_soa), "game_major": cuda.Kernel(_check_game_major)}
-SAMPLE_KERNELS = {"soa": cuda.Kernel(_sample_soa), "game_major": cuda.Kernel(_sample_game_major)}
+STEP_KERNELS = cuda.layout_kernels(_step_body, "step")
+RESET_KERNELS = cuda.layout_kernels(_reset_body, "reset")
+CHECK_KERNELS = cuda.layout_kernels(_check_body, "check")
+SAMPLE_KERNELS = cuda.layout_kernels(_sample_body, "sample")
 DRAW_KERNEL = cuda.Kernel(_draw)
 RESEED_KERNEL = cuda.Kernel(_reseed)
-
-_PER_GAME = {  # name: (shape of one game, dtype)
-    "tab": ((engine.N_COLUMNS, engine.MAX_DEPTH), np.int8),
-    "lens": ((engine.N_COLUMNS,), np.int8),
-    "fd": ((engine.N_COLUMNS,), np.int8),
-    "reserve": ((3,), np.int8),
-    "meta": ((engine.META_SIZE,), np.int32),
-    "hist": ((engine.HISTORY, engine.HIST_WIDTH), np.int32),
-}
-STATE = tuple(_PER_GAME)
-
-
-def _shape(n: int, per_game: tuple[int, ...], layout: str) -> tuple[int, ...]:
-    """The shape of an array of ``n`` games' ``per_game`` rows in ``layout``."""
-    return (*per_game, n) if layout == "soa" else (n, *per_game)
 
 
 def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
@@ -177,7 +143,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple]]:
     infos = (array(np.int32, 2), array(np.bool_, 2), i64, i64)  # counts, flags, code, deal
     out: list[tuple[cuda.Kernel, tuple]] = []
     for layout in LAYOUTS:
-        state = tuple(array(dtype, len(shape) + 1) for shape, dtype in _PER_GAME.values())
+        state = tuple(array(spec.dtype, len(spec.shape) + 1) for spec in kernels.STATE)
         rows = (array(np.bool_, 2), array(np.int8, 2), array(np.int8, 2))  # masks, obs, cards
         step = (*state, *rows, i64, types.boolean, array(np.int32, 1), types.int64, types.boolean,
                 types.int64, b1, i64, types.int64, i64, array(np.float32, 1), b1, b1, *gen,
@@ -269,9 +235,14 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self.device = cuda.torch_device(device)
         n, layout = self.num_envs, self.layout
         obs_space = self.encoder.space
-        self.state = {name: cuda.device_array(_fresh_state(name, n, layout)) for name in _PER_GAME}
-        self._masks = cuda.device_array(np.zeros(_shape(n, (self.n_actions,), layout), np.bool_))
-        self._cards = cuda.empty(_shape(n, (engine.N_CARDS,), layout), np.int8)
+        self.state = {
+            spec.name: cuda.device_array(cuda.fresh_batch(spec, n, layout))
+            for spec in kernels.STATE
+        }
+        self._masks = cuda.device_array(
+            np.zeros(cuda.batch_shape(n, (self.n_actions,), layout), np.bool_)
+        )
+        self._cards = cuda.empty(cuda.batch_shape(n, (engine.N_CARDS,), layout), np.int8)
         self._steps = cuda.device_array(np.zeros(n, np.int32))
         self._deals = cuda.device_array(np.zeros(n, np.int64))
         self._autoreset = cuda.device_array(np.zeros(n, np.bool_))
@@ -282,11 +253,11 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self._use_pool = False
         self._rng = cuda.random_states(n, None)
         self._picks = cuda.empty(n, np.int64)
-        self._shapes = {"obs": _shape(n, obs_space.shape, layout), "rewards": (n,),
+        self._shapes = {"obs": cuda.batch_shape(n, obs_space.shape, layout), "rewards": (n,),
                         "terminated": (n,), "truncated": (n,)}  # fmt: skip
         self._dtypes = {"obs": obs_space.dtype, "rewards": np.float32, "terminated": np.bool_,
                         "truncated": np.bool_}  # fmt: skip
-        for name, (rows, dtype) in zip(OUTPUTS[4:], vector.INFO_ARRAYS, strict=True):
+        for name, (rows, dtype) in zip(OUTPUTS[4:], kernels.INFO_ARRAYS, strict=True):
             self._shapes[name], self._dtypes[name] = (*rows, n), dtype
         self._outputs = self._fresh_outputs()
         self._scratch: dict[str, tuple[Any, Any]] | None = None  # what redeal writes (copy)
@@ -323,7 +294,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
             "rewards": t["rewards"],
             "terminated": t["terminated"],
             "truncated": t["truncated"],
-            "infos": vector.as_infos(t["counts"], t["flags"], t["code"], t["deal"]),
+            "infos": kernels.as_infos(t["counts"], t["flags"], t["code"], t["deal"]),
         }
 
     def reset(
@@ -402,13 +373,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
     def host_arrays(self) -> tuple[np.ndarray, ...]:
         """Host copies of the state arrays ``(tab, lens, fd, reserve, meta, hist)`` in the CPU
         env's ``(N, ...)`` layout (waits for the GPU)."""
-        out = []
-        for name in STATE:
-            host = cuda.from_device(self.state[name])
-            if self.layout == "soa":
-                host = np.ascontiguousarray(np.moveaxis(host, -1, 0))
-            out.append(host)
-        return tuple(out)
+        return tuple(cuda.game_major_copy(array, self.layout) for array in self._state())
 
     def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
         """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again),
@@ -445,7 +410,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
     def _state(self) -> tuple[Any, ...]:
         """The device state arrays, in the rule functions' order."""
-        return tuple(self.state[name] for name in STATE)
+        return tuple(self.state[spec.name] for spec in kernels.STATE)
 
     def _use_fresh_outputs(self) -> None:
         """With ``copy=True``: the next kernel writes fresh result buffers."""
@@ -486,11 +451,4 @@ class ScorpionGpuVectorEnv(VectorEnv):
 
 def _torch_int8() -> Any:
     """``torch.int8`` (torch imported on first use)."""
-    return cuda.torch_module().int8
-
-
-def _fresh_state(name: str, n: int, layout: str) -> np.ndarray:
-    """Host array of ``n`` empty games' ``name`` state (as `rules.new_arrays`)."""
-    one = dict(zip(STATE, engine.new_arrays(), strict=True))[name]
-    rows = np.repeat(one[None], n, axis=0)
-    return np.ascontiguousarray(np.moveaxis(rows, 0, -1)) if layout == "soa" else rows
+    return cuda.torch().int8

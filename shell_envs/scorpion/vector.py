@@ -21,8 +21,10 @@ from gymnasium.vector.utils import batch_space
 
 from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool, BufferSets
+from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
+from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
+from shell_envs.core.pcg64 import generator_columns
 from shell_envs.core.validation import (
     action_index,
     choice,
@@ -34,44 +36,27 @@ from shell_envs.core.validation import (
 )
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
-from shell_envs.scorpion import deals
 from shell_envs.scorpion import rules as engine
-from shell_envs.scorpion.deals import deal_pool, draw_deals, generator_columns
-from shell_envs.scorpion.encoders import (
-    ENCODERS,
-    CardsEncoder,
-    TableauEncoder,
-    encode_cards,
-    encode_tableau,
-)
+from shell_envs.scorpion.deals import deal_pool, draw_deals
+from shell_envs.scorpion.encoders import ENCODERS, CardsEncoder, TableauEncoder
 from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS
+from shell_envs.scorpion.kernels import (
+    CARDS,
+    INFO_ARRAYS,
+    STATE,
+    TABLEAU,
+    as_infos,
+    check_game,
+    fill_infos,
+    info_arrays,
+    reset_game,
+    step_game,
+)
 from shell_envs.scorpion.messages import LANGS, refusal
 from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
-TABLEAU, CARDS = 0, 1
-INFO_KEYS = ("score", "removed", "moves", "won", "illegal", "code", "deal")
-
-
-@jit_inline
-def _encode(kind, tab, lens, fd, reserve, meta, out):
-    """Encode one game with the built-in encoder ``kind``."""
-    if kind == TABLEAU:
-        encode_tableau(tab, lens, fd, reserve, meta, out)
-    else:
-        encode_cards(tab, lens, fd, reserve, meta, out)
-
-
-@jit
-def _deal_number(tab, lens, fd, reserve, meta, hist, number, rule, mask, allow_undo, cards):
-    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count.
-
-    ``cards`` (52) is scratch room for the shuffled deck.
-    """
-    engine.shuffled_deck(number, cards)
-    engine.deal(tab, lens, fd, reserve, meta, hist, cards, rule)
-    return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
 
 
 @jit_inline
@@ -82,109 +67,6 @@ def _game(tab, lens, fd, reserve, meta, hist, i):
     all games, atomically, from both cores; see `shell_envs.core.views`.
     """
     return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
-
-
-@jit_inline
-def reset_game(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    mask: np.ndarray,
-    obs: np.ndarray,
-    cards: np.ndarray,
-    number: int,
-    rule: int,
-    allow_undo: bool,
-    kind: int,
-) -> None:
-    """Deal ``number`` in one game (its arrays, mask, observation row, 52 cards of scratch)
-    and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
-    _deal_number(tab, lens, fd, reserve, meta, hist, number, rule, mask, allow_undo, cards)
-    if kind >= 0:
-        _encode(kind, tab, lens, fd, reserve, meta, obs)
-
-
-@jit_inline
-def step_game(
-    i: int,
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    mask: np.ndarray,
-    obs: np.ndarray,
-    cards: np.ndarray,
-    actions: np.ndarray,
-    allow_undo: bool,
-    steps: np.ndarray,
-    max_moves: int,
-    win_reward: bool,
-    rule: int,
-    autoreset: np.ndarray,
-    numbers: np.ndarray,
-    kind: int,
-    fill_ended: bool,
-    codes: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-    gen: np.ndarray,
-    pool: np.ndarray,
-    use_pool: bool,
-) -> None:
-    """One game's part of a batch step: game ``i``'s arrays, mask, observation row and deal
-    number generator (views in any layout) and the per-game vectors indexed by ``i``.
-
-    A game flagged in ``autoreset`` is reset instead (its action is ignored), with its next
-    deal number (`deals.next_deal`, drawn into ``numbers[i]``).  Fills ``codes[i]``,
-    ``rewards[i]``, ``terminated[i]``, ``truncated[i]``; ``autoreset[i]`` then says whether
-    the game ended this step, and with ``fill_ended`` an ended game's mask is all True
-    (autoreset "next_step": the next step ignores its action, so any will do, and a masked
-    sampler needs at least one).  The CPU batch loop and the GPU
-    kernel both run this function, so both play the same games.
-    """
-    terminated[i] = False
-    truncated[i] = False
-    codes[i] = engine.OK
-    rewards[i] = 0.0
-    if autoreset[i]:
-        numbers[i] = deals.next_deal(gen, pool, use_pool)
-        reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], rule,
-                   allow_undo, kind)  # fmt: skip
-        steps[i] = 0
-        autoreset[i] = False
-        return
-    a = actions[i]
-    if 0 <= a < mask.shape[0]:
-        code, points, n_legal = engine.step(tab, lens, fd, reserve, meta, hist, a, allow_undo,
-                                            mask)  # fmt: skip
-    else:
-        code, points = engine.E_OUT_OF_RANGE, 0
-        n_legal = 0
-        for j in range(mask.shape[0]):
-            if mask[j]:
-                n_legal += 1
-    codes[i] = code
-    steps[i] += 1
-    won = engine.is_won(meta)
-    if win_reward:
-        rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
-    else:
-        rewards[i] = points
-    terminated[i] = won or n_legal == 0
-    truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
-    ended = terminated[i] or truncated[i]
-    autoreset[i] = ended
-    if ended and fill_ended:
-        for j in range(mask.shape[0]):
-            mask[j] = True
-    if kind >= 0:
-        _encode(kind, tab, lens, fd, reserve, meta, obs)
 
 
 @jit_parallel
@@ -212,28 +94,6 @@ def batch_reset(
             )
             reset_game(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
                        row(cards, i), numbers[i], rule, allow_undo, kind)  # fmt: skip
-
-
-@jit_inline
-def fill_infos(
-    i: int,
-    meta: np.ndarray,
-    codes: np.ndarray,
-    numbers: np.ndarray,
-    counts: np.ndarray,
-    flags: np.ndarray,
-    code: np.ndarray,
-    deal: np.ndarray,
-) -> None:
-    """Game ``i``'s infos (``meta`` its row): ``counts[:, i]`` score, removed and moves,
-    ``flags[:, i]`` won and illegal, ``code[i]`` and ``deal[i]`` (`INFO_KEYS` in order)."""
-    counts[0, i] = meta[engine.M_SCORE]
-    counts[1, i] = meta[engine.M_REMOVED]
-    counts[2, i] = meta[engine.M_MOVES]
-    flags[0, i] = engine.is_won(meta)
-    flags[1, i] = codes[i] != engine.OK
-    code[i] = codes[i]
-    deal[i] = numbers[i]
 
 
 @jit_parallel
@@ -297,31 +157,6 @@ def batch_step(
                   autoreset, numbers, kind, fill_ended, codes, rewards, terminated, truncated,
                   row(gen, i), pool, use_pool)  # fmt: skip
         fill_infos(i, g_meta, codes, numbers, counts, flags, code, deal)
-
-
-@jit_inline
-def check_game(
-    i: int,
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    actions: np.ndarray,
-    allow_undo: bool,
-    skip: np.ndarray,
-    codes: np.ndarray,
-) -> None:
-    """``codes[i]``: the check code of game ``i``'s action (its arrays; ``skip[i]``: the game is
-    being reset, so its action does not count)."""
-    a = actions[i]
-    if skip[i]:
-        codes[i] = engine.OK
-    elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-        codes[i] = engine.check_action(tab, lens, fd, reserve, meta, hist, a, allow_undo)
-    else:
-        codes[i] = engine.E_OUT_OF_RANGE
 
 
 @jit_parallel
@@ -469,13 +304,9 @@ class ScorpionVectorEnv(VectorEnv):
             compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
         n = self.num_envs
         obs_space = self.encoder.space
-        tab, lens, fd, reserve, meta, hist = engine.new_arrays()
-        self.tab = np.repeat(tab[None], n, axis=0)
-        self.lens = np.repeat(lens[None], n, axis=0)
-        self.fd = np.repeat(fd[None], n, axis=0)
-        self.reserve = np.repeat(reserve[None], n, axis=0)
-        self.meta = np.repeat(meta[None], n, axis=0)
-        self.hist = np.repeat(hist[None], n, axis=0)
+        self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist = (
+            fresh_batch(spec, n) for spec in STATE
+        )
         self.masks = np.zeros((n, self.n_actions), np.bool_)
         self.steps = np.zeros(n, np.int64)
         self.deals = np.zeros(n, np.int64)
@@ -675,23 +506,8 @@ class ScorpionVectorEnv(VectorEnv):
         return as_infos(*outputs)
 
 
-INFO_ARRAYS = (((3,), np.int32), ((2,), np.bool_), ((), np.int64), ((), np.int64))
-
-
-def info_arrays(n: int) -> tuple[np.ndarray, ...]:
-    """Fresh arrays for ``n`` games' infos (`fill_infos` fills them; `INFO_ARRAYS`: rows and
-    dtype of each): Gymnasium's contract is that a later step never writes what an earlier one
-    returned."""
-    return tuple(np.empty((*rows, n), dtype) for rows, dtype in INFO_ARRAYS)
-
-
-def as_infos(counts: np.ndarray, flags: np.ndarray, code: np.ndarray, deal: np.ndarray) -> dict:
-    """The infos dict of `fill_infos`'s arrays, keys in `INFO_KEYS` order."""
-    return dict(zip(INFO_KEYS, (*counts, *flags, code, deal), strict=True))
-
-
 def _generator_rows(seeds: Sequence[int | None]) -> np.ndarray:
-    """One deal-number generator row per seed (`deals.generator_columns`, transposed)."""
+    """One deal-number generator row per seed (`pcg64.generator_columns`, transposed)."""
     return np.ascontiguousarray(generator_columns(seeds).T)
 
 
@@ -704,8 +520,10 @@ def _row(observations: Any, index: int) -> Any:
 
 _BATCH_MODULES = (
     "shell_envs.scorpion.vector",
+    "shell_envs.scorpion.kernels",
     "shell_envs.scorpion.rules",
     "shell_envs.scorpion.deals",
+    "shell_envs.core.pcg64",
 )
 
 

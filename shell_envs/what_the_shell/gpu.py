@@ -1,6 +1,6 @@
 """N What the Shell games on a CUDA device, one GPU thread per game, from the same rule code.
 
-The step kernel runs `shell_envs.what_the_shell.vector.step_game` for each game, the
+The step kernel runs `shell_envs.what_the_shell.kernels.step_game` for each game, the
 function the CPU batch loop runs, which calls `rules.play_round` and the encoders'
 ``_fill``: the rules are written once and compiled for both targets by numba-cuda (all of it
 through `shell_envs.core.cuda`).  One launch per step plays the round, resets finished
@@ -29,7 +29,7 @@ from gymnasium import spaces
 from shell_envs.core import cuda
 from shell_envs.core.sampling import random_legal
 from shell_envs.core.validation import choice, reset_needed
-from shell_envs.what_the_shell import rules, vector
+from shell_envs.what_the_shell import kernels, rules, vector
 from shell_envs.what_the_shell.encoders import (
     N_PLANES,
     FlatEncoder,
@@ -38,67 +38,49 @@ from shell_envs.what_the_shell.encoders import (
     fill_flat_pair,
 )
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS
+from shell_envs.what_the_shell.kernels import FLAT, PLANES, PLANES_UINT8
 
-LAYOUTS = ("soa", "game_major")
-FLAT = 2  # the encoder kind the GPU kernel adds to vector's PLANES and PLANES_UINT8
-_KINDS = {PlanesEncoder: vector.PLANES, PlanesUint8Encoder: vector.PLANES_UINT8, FlatEncoder: FLAT}
-_WORK_ROWS, _WORK_WIDTH = rules.WORK_SHAPE
-
-
-def _step_soa(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
-              obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
-    """Game ``i`` of a step, game index last in every array (``board[cell, game]``,
-    ``obs_b[plane, cell, game]``, ``masks[player, cell, game]``, ``flat_b[k, game]`` ...)."""
-    vector.step_game(i, board[:, i], eggs[:, i], meta[:, i], info[:, i], work[:, :, i], black,
-                     white, autoreset, max_rounds, kind, obs_b[:, :, i], obs_w[:, :, i],
-                     masks[0, :, i], masks[1, :, i], rewards, flags, report)  # fmt: skip
-    if kind == FLAT:  # obs_b is scratch planes then
-        fill_flat_pair(board[:, i], eggs[:, i], meta[:, i], obs_b[:, :, i], flat_b[:, i],
-                       flat_w[:, i])  # fmt: skip
+LAYOUTS = cuda.LAYOUTS
+_KINDS = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8, FlatEncoder: FLAT}
 
 
-def _step_game_major(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind,
-                     obs_b, obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
-    """Game ``i`` of a step, state and observations in game-major rows (``board[game, cell]``,
-    ``obs_b[game, plane, cell]``, ``masks[player, game, cell]`` ...)."""
-    vector.step_game(i, board[i], eggs[i], meta[i], info[i], work[i], black, white, autoreset,
-                     max_rounds, kind, obs_b[i], obs_w[i], masks[0, i], masks[1, i], rewards,
-                     flags, report)  # fmt: skip
-    if kind == FLAT:  # obs_b is scratch planes then
-        fill_flat_pair(board[i], eggs[i], meta[i], obs_b[i], flat_b[i], flat_w[i])
+def _step_body(part):
+    """The step kernel's body for a layout whose game parts ``part`` gives (`cuda.game_rows`):
+    game ``i`` of a step (`kernels.step_game`), and its flat observations with ``FLAT``;
+    ``masks`` is ``(player, ...)`` in both layouts."""
+
+    def step(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
+             obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
+        g_board, g_eggs, g_meta, g_obs_b = (part(board, i), part(eggs, i), part(meta, i),
+                                            part(obs_b, i))  # fmt: skip
+        kernels.step_game(i, g_board, g_eggs, g_meta, part(info, i), part(work, i), black, white,
+                          autoreset, max_rounds, kind, g_obs_b, part(obs_w, i),
+                          part(masks[0], i), part(masks[1], i), rewards, flags,
+                          report)  # fmt: skip
+        if kind == FLAT:  # obs_b is scratch planes then
+            fill_flat_pair(g_board, g_eggs, g_meta, g_obs_b, part(flat_b, i), part(flat_w, i))
+
+    return step
 
 
-def _sample_soa(i, masks, states, black, white):
-    """A random legal action for each player of game ``i`` (masks ``[player, cell, game]``)."""
-    black[i] = random_legal(masks[0, :, i], states, i)
-    white[i] = random_legal(masks[1, :, i], states, i)
+def _sample_body(part):
+    """The sampler's body for a layout (``part``, as `_step_body`): a random legal action for
+    each player of game ``i``."""
+
+    def sample(i, masks, states, black, white):
+        black[i] = random_legal(part(masks[0], i), states, i)
+        white[i] = random_legal(part(masks[1], i), states, i)
+
+    return sample
 
 
-def _sample_game_major(i, masks, states, black, white):
-    """A random legal action for each player of game ``i`` (masks ``[player, game, cell]``)."""
-    black[i] = random_legal(masks[0, i], states, i)
-    white[i] = random_legal(masks[1, i], states, i)
-
-
-STEP_KERNELS = {"soa": cuda.Kernel(_step_soa), "game_major": cuda.Kernel(_step_game_major)}
-SAMPLE_KERNELS = {"soa": cuda.Kernel(_sample_soa), "game_major": cuda.Kernel(_sample_game_major)}
+STEP_KERNELS = cuda.layout_kernels(_step_body, "step")
+SAMPLE_KERNELS = cuda.layout_kernels(_sample_body, "sample")
 # the step kernel's arguments after n, by name: what `Launch.bind` and the tests index
 STEP_ARGS = ("board", "eggs", "meta", "info", "work", "black", "white", "autoreset",
              "max_rounds", "kind", "obs_b", "obs_w", "masks", "rewards", "flags", "report",
              "flat_b", "flat_w")  # fmt: skip
 OUTPUTS = ("obs_b", "obs_w", "masks", "rewards", "flags", "report", "flat_b", "flat_w")
-_PER_GAME = {  # name: (shape of one game, dtype)
-    "board": ((rules.CELLS,), np.int8),
-    "eggs": ((rules.CELLS,), np.int8),
-    "meta": ((rules.META_SIZE,), np.int32),
-    "info": ((rules.INFO_SIZE,), np.int32),
-    "work": ((_WORK_ROWS, _WORK_WIDTH), np.int8),
-}
-
-
-def _shape(n: int, per_game: tuple[int, ...], layout: str) -> tuple[int, ...]:
-    """The shape of ``n`` games' ``per_game`` rows in ``layout``: game index last or first."""
-    return (*per_game, n) if layout == "soa" else (n, *per_game)
 
 
 def output_shapes(n: int, layout: str, flat_width: int) -> dict[str, tuple[int, ...]]:
@@ -106,14 +88,14 @@ def output_shapes(n: int, layout: str, flat_width: int) -> dict[str, tuple[int, 
     masks game index last in ``"soa"``, first in ``"game_major"``; the per-game vectors
     (rewards, flags, report) are ``(rows, N)`` in both."""
     return {
-        "obs_b": _shape(n, (N_PLANES, rules.CELLS), layout),
-        "obs_w": _shape(n, (N_PLANES, rules.CELLS), layout),
-        "masks": (2, rules.CELLS, n) if layout == "soa" else (2, n, rules.CELLS),
+        "obs_b": cuda.batch_shape(n, (N_PLANES, rules.CELLS), layout),
+        "obs_w": cuda.batch_shape(n, (N_PLANES, rules.CELLS), layout),
+        "masks": (2, *cuda.batch_shape(n, (rules.CELLS,), layout)),
         "rewards": (2, n),
         "flags": (len(vector.FLAG_FIELDS), n),
         "report": (len(vector.REPORT_FIELDS), n),
-        "flat_b": _shape(n, (flat_width,), layout),
-        "flat_w": _shape(n, (flat_width,), layout),
+        "flat_b": cuda.batch_shape(n, (flat_width,), layout),
+        "flat_w": cuda.batch_shape(n, (flat_width,), layout),
     }
 
 
@@ -128,7 +110,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
 
     out = []
     for layout, kernel in STEP_KERNELS.items():
-        state = tuple(array(dtype, len(shape) + 1) for shape, dtype in _PER_GAME.values())
+        state = tuple(array(spec.dtype, len(spec.shape) + 1) for spec in kernels.STATE)
         for obs_dtype in (np.float32, np.uint8):
             args = (
                 *state,
@@ -205,9 +187,9 @@ class WhatTheShellGpuVectorEnv:
         self.device = cuda.torch_device(device)
         n, layout = self.num_envs, self.layout
         self.state = {
-            name: cuda.device_array(np.zeros(_shape(n, shape, layout), dtype))
-            for name, (shape, dtype) in _PER_GAME.items()
-        }  # zeroed: the rules keep their scratch (work) zeroed where they must
+            spec.name: cuda.device_array(cuda.fresh_batch(spec, n, layout))
+            for spec in kernels.STATE
+        }
         self._autoreset = cuda.device_array(np.ones(n, np.bool_))  # the first step resets
         self._no_actions = cuda.device_array(np.zeros(n, np.int64))
         self._flat_width = self.encoder.space.shape[0] if self._kind == FLAT else 1
@@ -324,7 +306,7 @@ class WhatTheShellGpuVectorEnv:
         board = cuda.as_torch(self.state["board"])
         if self.layout == "soa":
             board = board.T
-        return (board == rules.EMPTY).to(cuda.torch_module().int8)
+        return (board == rules.EMPTY).to(cuda.torch().int8)
 
     def _launch_step(self, black: Any, white: Any) -> None:
         """One launch: every game stepped (or reset) and observed, into fresh buffers with
@@ -355,11 +337,8 @@ class WhatTheShellGpuVectorEnv:
 
     def _raise_if_illegal(self, black: Any, white: Any) -> None:
         """``illegal_action="raise"``: the CPU env's check, on host copies (waits for the GPU)."""
-        board = cuda.from_device(self.state["board"])
-        if self.layout == "soa":
-            board = np.ascontiguousarray(board.T)
         vector.raise_if_illegal(
-            board,
+            cuda.game_major_copy(self.state["board"], self.layout),
             cuda.from_device(self._autoreset),
             cuda.from_device(black),
             cuda.from_device(white),

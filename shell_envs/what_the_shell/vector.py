@@ -17,8 +17,9 @@ from gymnasium.vector import AutoresetMode
 
 from shell_envs.core import background
 from shell_envs.core.buffers import BufferSets
+from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
+from shell_envs.core.jit import compile_notice, jit_parallel, prange
 from shell_envs.core.validation import choice, flag, mapping, positive_int, reset_needed
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.core.views import row
@@ -28,14 +29,12 @@ from shell_envs.what_the_shell.encoders import (
     N_PLANES,
     PlanesEncoder,
     PlanesUint8Encoder,
-    _fill,
 )
 from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
+from shell_envs.what_the_shell.kernels import OTHER, PLANES, PLANES_UINT8, STATE, step_game
 from shell_envs.what_the_shell.position import describe_illegal
 from shell_envs.what_the_shell.state import GameState
 
-OTHER, PLANES, PLANES_UINT8 = -1, 0, 1  # encoders the kernel fills itself
-BLACK_ILLEGAL, WHITE_ILLEGAL = 1, 2
 INFO_FIELDS = (
     "collision",
     "captures_black",
@@ -52,7 +51,6 @@ INFO_FIELDS = (
 )
 # rows of the per-step report the kernel writes: the info fields, then these three
 REPORT_FIELDS = (*INFO_FIELDS, "round", "sudden_death", "illegal")
-_COLLISION = INFO_FIELDS.index("collision")
 # rows of the per-step flags the kernel writes: termination and truncation of each player,
 # then the infos that are booleans (their report rows hold the same as 0 or 1)
 FLAG_FIELDS = (
@@ -63,104 +61,6 @@ FLAG_FIELDS = (
     "collision",
     "sudden_death",
 )
-
-
-@jit_inline
-def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
-    """One game's observations (built-in encoder ``kind``; -1: none) and both masks."""
-    if kind == PLANES:
-        _fill(board, eggs, meta, rules.BLACK, obs_b, 1.0)
-        _fill(board, eggs, meta, rules.WHITE, obs_w, 1.0)
-    elif kind == PLANES_UINT8:
-        _fill(board, eggs, meta, rules.BLACK, obs_b, np.uint8(255))
-        _fill(board, eggs, meta, rules.WHITE, obs_w, np.uint8(255))
-    for cell in range(rules.CELLS):
-        empty = board[cell] == rules.EMPTY
-        mask_b[cell] = empty
-        mask_w[cell] = empty
-
-
-@jit_inline
-def step_game(
-    i: int,
-    board: np.ndarray,
-    eggs: np.ndarray,
-    meta: np.ndarray,
-    info: np.ndarray,
-    work: np.ndarray,
-    black: np.ndarray,
-    white: np.ndarray,
-    autoreset: np.ndarray,
-    max_rounds: int,
-    kind: int,
-    obs_b: np.ndarray,
-    obs_w: np.ndarray,
-    mask_b: np.ndarray,
-    mask_w: np.ndarray,
-    rewards: np.ndarray,
-    flags: np.ndarray,
-    report: np.ndarray,
-) -> None:
-    """Step game ``i`` (or reset it, if flagged in ``autoreset``) and observe it.
-
-    ``board`` ... ``work``, ``obs_b``/``obs_w`` and ``mask_b``/``mask_w`` are game ``i``'s own
-    rows; the other arrays are the batch's, indexed by ``i`` (see `batch_step`).  The
-    CPU batch loop and the GPU kernels (`shell_envs.what_the_shell.gpu`) both run this.
-    """
-    illegal = 0
-    reward_b = 0.0
-    reward_w = 0.0
-    terminated = False
-    truncated = False
-    if autoreset[i]:
-        for cell in range(rules.CELLS):
-            board[cell] = rules.EMPTY
-            eggs[cell] = -1
-        for k in range(rules.META_SIZE):
-            meta[k] = 0
-        for k in range(rules.INFO_SIZE):
-            info[k] = 0
-        autoreset[i] = False
-    else:
-        if not rules.is_legal(board, black[i]):
-            illegal |= BLACK_ILLEGAL
-        if not rules.is_legal(board, white[i]):
-            illegal |= WHITE_ILLEGAL
-        if illegal:
-            for k in range(rules.INFO_SIZE):
-                info[k] = 0
-            reward_b = -1.0 if illegal & BLACK_ILLEGAL else 1.0
-            reward_w = -1.0 if illegal & WHITE_ILLEGAL else 1.0
-            terminated = True
-        else:
-            outcome = rules.play_round(board, eggs, meta, black[i], white[i], info, work)
-            if outcome == rules.BLACK_WINS:
-                reward_b = 1.0
-                reward_w = -1.0
-            elif outcome == rules.WHITE_WINS:
-                reward_b = -1.0
-                reward_w = 1.0
-            terminated = outcome != rules.ONGOING
-            truncated = not terminated and meta[rules.ROUNDS] >= max_rounds
-        autoreset[i] = terminated or truncated
-    rewards[0, i] = reward_b
-    rewards[1, i] = reward_w
-    flags[0, i] = terminated
-    flags[1, i] = terminated
-    flags[2, i] = truncated
-    flags[3, i] = truncated
-    for k in range(rules.INFO_SIZE):
-        report[k, i] = info[k]
-    report[rules.INFO_SIZE, i] = meta[rules.ROUNDS]
-    report[rules.INFO_SIZE + 1, i] = meta[rules.SUDDEN_DEATH]
-    report[rules.INFO_SIZE + 2, i] = illegal
-    flags[4, i] = info[_COLLISION] != 0
-    flags[5, i] = meta[rules.SUDDEN_DEATH] != 0
-    _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w)
-    if autoreset[i]:  # the next step resets this game and ignores its actions: any will do
-        for cell in range(rules.CELLS):
-            mask_b[cell] = 1
-            mask_w[cell] = 1
 
 
 @jit_parallel
@@ -336,11 +236,9 @@ class WhatTheShellVectorEnv:
         if not (isinstance(obs_encoder, str) and _compile_in_background(obs_encoder, self)):
             compile_notice(batch_step, what="the batched What the Shell rules")
         n = self.num_envs
-        self.board = np.zeros((n, rules.CELLS), dtype=np.int8)
-        self.eggs = np.full((n, rules.CELLS), -1, dtype=np.int8)
-        self.meta = np.zeros((n, rules.META_SIZE), dtype=np.int32)
-        self.info = np.zeros((n, rules.INFO_SIZE), dtype=np.int32)
-        self._work = np.zeros((n, *rules.WORK_SHAPE), dtype=np.int8)
+        self.board, self.eggs, self.meta, self.info, self._work = (
+            fresh_batch(spec, n) for spec in STATE
+        )
         self._autoreset = np.zeros(n, dtype=np.bool_)
         self._placeholder = np.zeros((n, N_PLANES, 0), np.float32)
         shape, dtype = (n, *self.encoder.space.shape), self.encoder.space.dtype
@@ -480,7 +378,11 @@ class WhatTheShellVectorEnv:
         """Nothing to release; present for API symmetry."""
 
 
-_BATCH_MODULES = ("shell_envs.what_the_shell.vector", "shell_envs.what_the_shell.encoders")
+_BATCH_MODULES = (
+    "shell_envs.what_the_shell.vector",
+    "shell_envs.what_the_shell.kernels",
+    "shell_envs.what_the_shell.encoders",
+)
 
 
 def _compile_in_background(obs_encoder: str, env: WhatTheShellVectorEnv) -> bool:

@@ -22,7 +22,8 @@ from gymnasium.spaces import Discrete
 
 from shell_envs.core.errors import IllegalMove
 from shell_envs.scorpion import rules
-from shell_envs.scorpion.gpu import LAYOUTS, STATE, ScorpionGpuVectorEnv
+from shell_envs.scorpion.gpu import LAYOUTS, ScorpionGpuVectorEnv
+from shell_envs.scorpion.kernels import STATE
 from shell_envs.scorpion.state import ScorpionState
 from shell_envs.scorpion.vector import ScorpionVectorEnv
 from tests.gpu.helpers import poisoned_outputs
@@ -145,8 +146,8 @@ def load(gpu, cpu, states):
             rows[i] = array
         rules.legal_mask(*(rows[i] for rows in cpu.arrays), cpu.allow_undo, cpu.masks[i])
     soa = gpu.layout == "soa"
-    for name, rows in zip(STATE, cpu.arrays, strict=True):
-        gpu.state[name].copy_to_device(
+    for spec, rows in zip(STATE, cpu.arrays, strict=True):
+        gpu.state[spec.name].copy_to_device(
             np.ascontiguousarray(np.moveaxis(rows, 0, -1) if soa else rows)
         )
     gpu._masks.copy_to_device(np.ascontiguousarray(cpu.masks.T if soa else cpu.masks))
