@@ -23,6 +23,7 @@ from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool, BufferSets
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit, jit_inline, jit_parallel, prange
+from shell_envs.core.rows import row
 from shell_envs.core.validation import (
     action_index,
     choice,
@@ -33,7 +34,6 @@ from shell_envs.core.validation import (
     reset_needed,
 )
 from shell_envs.core.validation import seed as seed_value
-from shell_envs.core.rows import row
 from shell_envs.scorpion import deals
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.deals import deal_pool, draw_deals, generator_columns
