@@ -1,7 +1,7 @@
 """Scorpion speed: env steps/s through ``gym.make`` vs CartPole-v1, and compiled playouts.
 
 Usage: python benchmarks/scorpion_speed.py [--seconds 1.0] [--repeats 5] [--encoder tableau]
-[--rules classic].  The workloads live in :mod:`shell_envs.bench.scorpion_speed`, shared with
+[--rules classic].  The workloads live in :mod:`shell_envs.bench.speed`, shared with
 ``shell-envs speed``.
 """
 
@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import argparse
 
-from shell_envs.bench.scorpion_speed import RATIOS, playout_verdict, run_scorpion_speed
-from shell_envs.bench.speed import format_table
+from shell_envs.bench.speed import (
+    SCORPION_RATIOS,
+    format_table,
+    playout_verdict,
+    run_scorpion_speed,
+)
 from shell_envs.registry import GAMES
 
 
@@ -24,7 +28,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rates = run_scorpion_speed(args.seconds, args.repeats, args.encoder, args.rules, args.seed)
-    print(format_table(rates, RATIOS))
+    print(format_table(rates, SCORPION_RATIOS))
     print("\n" + playout_verdict(rates))
 
 

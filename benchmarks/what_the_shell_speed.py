@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from shell_envs.bench.speed import RATIOS, format_table, run_speed
+from shell_envs.bench.speed import WHAT_THE_SHELL_RATIOS, format_table, run_speed
 
 
 def main() -> None:
@@ -20,7 +20,7 @@ def main() -> None:
         args.seconds,
         args.repeats,
     )
-    print(format_table(rates, RATIOS))
+    print(format_table(rates, WHAT_THE_SHELL_RATIOS))
     engine = rates["what_the_shell engine"].median
     print(
         f"\nbare engine: {engine:,.0f} rounds/s (goal >= 1,000,000: "

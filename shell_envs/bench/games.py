@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 import gymnasium as gym
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 WTS = game("what_the_shell").name  # the games' names, as the registry spells them
 SCORPION = game("scorpion").name
 _AGENTS: dict[tuple[str, str, str], Any] = {}
+_RAISED = object()  # what `_ask` answers for an agent that raised
 
 
 class AgentError(RuntimeError):
@@ -71,42 +73,6 @@ def _decide(agent: Any, observation: Any, mask: np.ndarray, view: Any) -> Any:
     return agent.act(observation, mask.copy())
 
 
-def _error(
-    label: str, game: str, where: str, exc: BaseException, seat: str | None = None
-) -> dict[str, str]:
-    """An exception as record data: the agent (and its seat in a two-player game), the game,
-    the error and its last frame."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    last = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    case = {
-        "agent": label,
-        "where": where,
-        "error": f"{type(exc).__name__}: {exc}",
-        "at": last,
-        "game": game,
-    }
-    if seat is not None:
-        case["seat"] = seat
-    return case
-
-
-def _agent_raised(
-    record: dict[str, Any],
-    label: str,
-    game: str,
-    step: str,
-    exc: Exception,
-    fail_fast: bool,
-    where: str,
-    seat: str | None = None,
-) -> None:
-    """Record that the agent (in ``seat``) raised at ``step``, or stop the bench
-    (`AgentError`)."""
-    if fail_fast:
-        raise AgentError(f"agent {label!r} raised {where}: {type(exc).__name__}: {exc}") from None
-    record["errors"].append(_error(label, game, step, exc, seat))
-
-
 def _timed_decision(
     agent: Any, observation: Any, mask: np.ndarray, view: Any, clock: list[float]
 ) -> Any:
@@ -119,11 +85,102 @@ def _timed_decision(
         clock[1] += 1
 
 
-def _player(game: str, agent: Any, seed: int) -> tuple[Any, str]:
-    """The agent object and its label: a spec's agent (built once a process) or the object."""
+@dataclass
+class _Player:
+    """One agent in one game: the object, its label, its seat (two-player games only) and its
+    clock, ``[seconds, moves]`` of its decisions."""
+
+    agent: Any
+    label: str
+    seat: str | None = None
+    clock: list[float] = field(default_factory=lambda: [0.0, 0])
+
+
+def _player(game: str, agent: Any, seed: int, seat: str | None = None) -> _Player:
+    """A spec's agent (built once a process) or the agent object, with its label."""
     if isinstance(agent, AgentSpec):
-        return agent_for(game, agent, seed), agent.label
-    return agent, str(getattr(agent, "name", None) or type(agent).__name__)
+        return _Player(agent_for(game, agent, seed), agent.label, seat)
+    return _Player(agent, str(getattr(agent, "name", None) or type(agent).__name__), seat)
+
+
+_STEP = {WTS: "round", SCORPION: "move"}  # what a game's records count their actions in
+
+
+def _new_record(game: str, index: int, **fields: Any) -> dict[str, Any]:
+    """A game's record before its first action: the game, its index, ``fields`` (the seeds and
+    the players), then the actions, illegal actions and errors to come."""
+    return {"game": game, "index": index, **fields, "actions": [], "illegal": [], "errors": []}
+
+
+def _where(record: dict[str, Any]) -> str:
+    """The game as an `AgentError` names it."""
+    if record["game"] == WTS:
+        return f"in What the Shell game {record['index']} (seed {record['seed']})"
+    return f"on Scorpion deal {record['deal']} ({record['rules']})"
+
+
+def _error(exc: BaseException, player: _Player, game: str, step: str) -> dict[str, str]:
+    """An exception as record data: the agent (and its seat in a two-player game), the game,
+    the error and its last frame."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    last = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    case = {
+        "agent": player.label,
+        "where": step,
+        "error": f"{type(exc).__name__}: {exc}",
+        "at": last,
+        "game": game,
+    }
+    if player.seat is not None:
+        case["seat"] = player.seat
+    return case
+
+
+def _ask(
+    player: _Player,
+    observation: Any,
+    mask: np.ndarray,
+    view: Any,
+    record: dict[str, Any],
+    fail_fast: bool,
+) -> Any:
+    """The player's answer, timed on its clock; `_RAISED` when the agent raised, recorded in
+    ``record`` (or, with ``fail_fast``, the bench stops: `AgentError`)."""
+    try:
+        return _timed_decision(player.agent, observation, mask, view, player.clock)
+    except Exception as exc:
+        if fail_fast:
+            raise AgentError(
+                f"agent {player.label!r} raised {_where(record)}: {type(exc).__name__}: {exc}"
+            ) from None
+        game = record["game"]
+        step = f"{_STEP[game]} {len(record['actions'])}"
+        record["errors"].append(_error(exc, player, game, step))
+        return _RAISED
+
+
+def _record_illegal(
+    record: dict[str, Any],
+    player: _Player,
+    value: Any,
+    reason: str,
+    position: dict[str, Any],
+) -> None:
+    """Record the agent's illegal answer ``value``, why it is illegal and the position it was
+    played in."""
+    case: dict[str, Any] = {"agent": player.label}
+    if player.seat is not None:
+        case["seat"] = player.seat
+    case[_STEP[record["game"]]] = len(record["actions"])
+    case.update(action=repr(value), reason=reason, position=position)
+    record["illegal"].append(case)
+
+
+def _finish(record: dict[str, Any], env: Any, **result: Any) -> dict[str, Any]:
+    """The record completed with the game's ``result``; the env is closed."""
+    record.update(result)
+    env.close()
+    return record
 
 
 def play_what_the_shell(
@@ -150,27 +207,19 @@ def play_what_the_shell(
     env = what_the_shell_v0.parallel_env(max_rounds=max_rounds)
     options = None if position is None else {"position": position}
     observations, _ = env.reset(seed=seed, options=options)
-    (black_agent, black_label), (white_agent, white_label) = (
-        _player(WTS, black, seed),
-        _player(WTS, white, seed + 1),
+    players = {"black": _player(WTS, black, seed, "black"),
+               "white": _player(WTS, white, seed + 1, "white")}  # fmt: skip
+    players["black"].agent.reset(seed)
+    players["white"].agent.reset(seed + 1)
+    record = _new_record(
+        WTS,
+        index,
+        seed=seed,
+        black=players["black"].label,
+        white=players["white"].label,
+        agent_seeds={"black": seed, "white": seed + 1},
+        max_rounds=max_rounds,
     )
-    agents_by_seat = {"black": black_agent, "white": white_agent}
-    names = {"black": black_label, "white": white_label}
-    agents_by_seat["black"].reset(seed)
-    agents_by_seat["white"].reset(seed + 1)
-    clocks = {"black": [0.0, 0], "white": [0.0, 0]}
-    record: dict[str, Any] = {
-        "game": WTS,
-        "index": index,
-        "seed": seed,
-        "black": black_label,
-        "white": white_label,
-        "agent_seeds": {"black": seed, "white": seed + 1},
-        "max_rounds": max_rounds,
-        "actions": [],
-        "illegal": [],
-        "errors": [],
-    }
     if position is not None:
         record["start"] = position
     loser = None
@@ -179,65 +228,52 @@ def play_what_the_shell(
     while env.agents:
         chosen: dict[str, int] = {}
         for seat in env.agents:
-            label = names[seat]
+            player = players[seat]
             mask = np.asarray(observations[seat]["action_mask"])
             view = WhatTheShellView.from_env(env, seat)
-            try:
-                value = _timed_decision(
-                    agents_by_seat[seat],
-                    observations[seat]["observation"],
-                    mask,
-                    view,
-                    clocks[seat],
-                )
-            except Exception as exc:
-                where = f"in What the Shell game {index} (seed {seed})"
-                _agent_raised(record, label, WTS, f"round {len(record['actions'])}", exc,
-                              fail_fast, where, seat)  # fmt: skip
+            value = _ask(player, observations[seat]["observation"], mask, view, record, fail_fast)
+            if value is _RAISED:
                 loser = seat
                 break
             action = as_action(value, wts_rules.CELLS)
             if action is None or not mask[action]:
                 reason = (
-                    env.explain(action)
+                    env.explain(action) or "not legal now"
                     if action is not None
                     else f"returned {value!r}, not a cell index 0-80"
                 )
-                record["illegal"].append(
-                    {
-                        "agent": label,
-                        "seat": seat,
-                        "round": len(record["actions"]),
-                        "action": repr(value),
-                        "reason": reason or "not legal now",
-                        "position": env.position(),
-                    }
-                )
-                action = -1 if action is None else action
-            chosen[seat] = action
+                _record_illegal(record, player, value, reason, env.position())
+            chosen[seat] = -1 if action is None else action
         if loser is not None:
             break
         observations, rewards, _, truncated, _ = env.step(chosen)
         record["actions"].append([chosen["black"], chosen["white"]])
-    if loser is not None:
-        outcome, end = (-1 if loser == "black" else 1), "error"
-    else:
-        outcome = int(np.sign(rewards["black"] - rewards["white"]))
-        if record["illegal"]:
-            end = "illegal"
-        elif truncated.get("black", False):
-            end = "move cap"
-        else:
-            end = "draw" if outcome == 0 else "win"
-    record.update(
+    outcome, end = _what_the_shell_result(loser, rewards, truncated, bool(record["illegal"]))
+    record = _finish(
+        record,
+        env,
         result={1: "black", 0: "draw", -1: "white"}[outcome],
         outcome=outcome,
         end=end,
         rounds=int(env.meta[wts_rules.ROUNDS]),
         final=env.position(),
     )
-    env.close()
-    return record, clocks
+    return record, {seat: player.clock for seat, player in players.items()}
+
+
+def _what_the_shell_result(
+    loser: str | None, rewards: dict[str, float], truncated: dict[str, bool], illegal: bool
+) -> tuple[int, str]:
+    """Black's outcome (1, 0 or -1) and how the game ended: the seat that raised loses; else
+    the sign of black's reward minus white's decides."""
+    if loser is not None:
+        return (-1 if loser == "black" else 1), "error"
+    outcome = int(np.sign(rewards["black"] - rewards["white"]))
+    if illegal:
+        return outcome, "illegal"
+    if truncated.get("black", False):
+        return outcome, "move cap"
+    return outcome, "draw" if outcome == 0 else "win"
 
 
 def play_scorpion(
@@ -256,30 +292,26 @@ def play_scorpion(
     The game ends as `shell_envs.bench.patience` describes; an illegal action or an
     exception ends it too (``end`` is ``"illegal"`` or ``"error"``).
     """
-    agent, label = _player(SCORPION, agent, agent_seed)
-    agent.reset(agent_seed)
+    player = _player(SCORPION, agent, agent_seed)
+    player.agent.reset(agent_seed)
     env = gym.make(
         "shell_envs/Scorpion-v0",
         rules=rules,
         max_moves=max_moves,
-        obs_encoder=getattr(agent, "obs_encoder", "tableau"),
-        mask_in_obs=getattr(agent, "mask_in_obs", False),
+        obs_encoder=getattr(player.agent, "obs_encoder", "tableau"),
+        mask_in_obs=getattr(player.agent, "mask_in_obs", False),
     )
     scorpion = cast("ScorpionEnv", env.unwrapped)
     observation, info = env.reset(seed=deal)
-    clock = [0.0, 0]
-    record: dict[str, Any] = {
-        "game": SCORPION,
-        "index": index,
-        "rules": rules,
-        "deal": deal,
-        "agent": label,
-        "agent_seed": agent_seed,
-        "max_moves": max_moves,
-        "actions": [],
-        "illegal": [],
-        "errors": [],
-    }
+    record = _new_record(
+        SCORPION,
+        index,
+        rules=rules,
+        deal=deal,
+        agent=player.label,
+        agent_seed=agent_seed,
+        max_moves=max_moves,
+    )
     scratch = np.empty(scorpion_rules.N_ACTIONS, np.int64)
     progress: tuple[int, bool, int] = (-1, False, -1)
     quiet = 0
@@ -288,27 +320,18 @@ def play_scorpion(
         state = scorpion.get_state()
         view = ScorpionView.from_state(state, check=False)
         mask = np.asarray(info["action_mask"])
-        try:
-            value = _timed_decision(agent, observation, mask, view, clock)
-        except Exception as exc:
-            where = f"on Scorpion deal {deal} ({rules})"
-            _agent_raised(record, label, SCORPION, f"move {len(record['actions'])}", exc,
-                          fail_fast, where)  # fmt: skip
+        value = _ask(player, observation, mask, view, record, fail_fast)
+        if value is _RAISED:
             end = "error"
             break
         action = as_action(value, mask.size)
         if action is None or not mask[action]:
-            record["illegal"].append(
-                {
-                    "agent": label,
-                    "move": len(record["actions"]),
-                    "action": repr(value),
-                    "reason": f"returned {value!r}, not an action index 0-{mask.size - 1}"
-                    if action is None
-                    else scorpion.explain(action) or "not legal now",
-                    "position": state.position(),
-                }
+            reason = (
+                f"returned {value!r}, not an action index 0-{mask.size - 1}"
+                if action is None
+                else scorpion.explain(action) or "not legal now"
             )
+            _record_illegal(record, player, value, reason, state.position())
             end = "illegal"
             break
         observation, _, terminated, truncated, info = env.step(action)
@@ -332,12 +355,13 @@ def play_scorpion(
         if quiet >= stall_moves:
             end = "stalled"
             break
-    record.update(
+    record = _finish(
+        record,
+        env,
         won=bool(info["won"]),
         score=int(info["score"]),
         moves=int(info["moves"]),
         end=end,
         final=scorpion.get_state().position(),
     )
-    env.close()
-    return record, clock
+    return record, player.clock

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from shell_envs.bench.scorpion_speed import env_steps
-from shell_envs.bench.speed import connect_four_moves, what_the_shell_env_steps
+from shell_envs.bench.speed import connect_four_moves, env_steps, what_the_shell_env_steps
 from shell_envs.bench.timing import Rate, measure_side_by_side
 
 if TYPE_CHECKING:

@@ -406,6 +406,18 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     )
 
 
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a worker pool now: drop the queued tasks and end the workers mid-task (a bench's
+    games, a background rating)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(timeout=5)
+
+
 def _run_processes(
     plan: Sequence[Task],
     order: Sequence[int] | np.ndarray,
@@ -422,7 +434,7 @@ def _run_processes(
                 k = pending.pop(future)
                 collect(k, future.result())
     except BaseException:
-        _stop(pool)
+        stop_pool(pool)
         raise
     pool.shutdown()
 
@@ -462,22 +474,20 @@ def summarize(
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
         },
     }
-    wts = [r for r in ordered if r["game"] == "what_the_shell"]
-    if wts:
-        data["what_the_shell"] = scale.summarize(
-            wts,
-            [a.label for a in settings.players("what_the_shell")],
-            {k: v for k, v in per_move.items() if isinstance(k, str)},
-            settings.table,
-        )
-    scorpion = [r for r in ordered if r["game"] == "scorpion"]
-    if scorpion:
-        data["scorpion"] = patience.summarize(
-            scorpion,
-            [a.label for a in settings.players("scorpion")],
-            {k: v for k, v in per_move.items() if isinstance(k, tuple)},
-            settings.deal_set,
-        )
+    # each game's section: its summary, the type of its seconds' keys, its summary's setting
+    sections: dict[str, tuple[Callable[..., dict[str, Any]], type, Any]] = {
+        "what_the_shell": (scale.summarize, str, settings.table),
+        "scorpion": (patience.summarize, tuple, settings.deal_set),
+    }
+    for game, (summarize_game, key_type, setting) in sections.items():
+        played = [r for r in ordered if r["game"] == game]
+        if played:
+            data[game] = summarize_game(
+                played,
+                [a.label for a in settings.players(game)],
+                {k: v for k, v in per_move.items() if isinstance(k, key_type)},
+                setting,
+            )
     return report.BenchReport(data, ordered)
 
 
@@ -494,17 +504,6 @@ class BenchInterrupted(KeyboardInterrupt):
 def _ignore_interrupts() -> None:
     """Worker initializer: Ctrl-C is the main process's to handle (it stops the workers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop a pool now: drop the queued games and end the workers mid-game."""
-    processes = list(getattr(pool, "_processes", {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=5)
 
 
 def make_settings(

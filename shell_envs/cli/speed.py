@@ -34,8 +34,14 @@ __all__ = ["speed"]
 )
 def speed(seconds: float, repeats: int, game: str) -> None:
     """Run the speed benchmarks: environments and engines beside their peers (medians)."""
-    from shell_envs.bench import scorpion_speed
-    from shell_envs.bench.speed import RATIOS, format_table, run_speed
+    from shell_envs.bench.speed import (
+        SCORPION_RATIOS,
+        WHAT_THE_SHELL_RATIOS,
+        format_table,
+        playout_verdict,
+        run_scorpion_speed,
+        run_speed,
+    )
     from shell_envs.core.jit import compile_notice
     from shell_envs.scorpion import encoders as scorpion_encoders
     from shell_envs.scorpion import rules as scorpion_rules
@@ -54,9 +60,9 @@ def speed(seconds: float, repeats: int, game: str) -> None:
 
     if game in ("all", "what-the-shell"):
         click.echo("## What the Shell\n")
-        click.echo(format_table(run_speed(None, seconds, repeats), RATIOS))
+        click.echo(format_table(run_speed(None, seconds, repeats), WHAT_THE_SHELL_RATIOS))
     if game in ("all", "scorpion"):
         click.echo("\n## Scorpion\n")
-        rates = scorpion_speed.run_scorpion_speed(seconds, repeats)
-        click.echo(format_table(rates, scorpion_speed.RATIOS))
-        click.echo("\n" + scorpion_speed.playout_verdict(rates))
+        rates = run_scorpion_speed(seconds, repeats)
+        click.echo(format_table(rates, SCORPION_RATIOS))
+        click.echo("\n" + playout_verdict(rates))

@@ -42,7 +42,7 @@ from typing import Any
 from shell_envs.agents.spec import parse_spec
 from shell_envs.bench import patience
 from shell_envs.bench.limits import MAX_WORKERS
-from shell_envs.bench.runner import PLANS, evaluate, make_settings, worker_pool
+from shell_envs.bench.runner import PLANS, evaluate, make_settings, stop_pool, worker_pool
 from shell_envs.core.validation import flag, positive_int
 
 METRICS = {"what_the_shell": "elo", "scorpion": "win_rate"}  # what a rating measures, per game
@@ -364,17 +364,10 @@ class BackgroundRater:
         if running is not None:
             for path in running[2]:
                 path.unlink(missing_ok=True)
-        if pool is not None:
-            processes = list(getattr(pool, "_processes", {}).values())
-            if running is None:  # idle: let the worker leave by itself
-                pool.shutdown(wait=True)
-            else:
-                pool.shutdown(wait=False, cancel_futures=True)
-                for process in processes:
-                    if process.is_alive():
-                        process.terminate()
-            for process in processes:
-                process.join(timeout=5)
+        if pool is not None and running is None:  # idle: let the worker leave by itself
+            pool.shutdown(wait=True)
+        elif pool is not None:
+            stop_pool(pool)
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None

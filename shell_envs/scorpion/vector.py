@@ -25,6 +25,7 @@ from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
 from shell_envs.core.pcg64 import generator_columns
+from shell_envs.core.rows import row
 from shell_envs.core.validation import (
     action_index,
     choice,
@@ -35,7 +36,6 @@ from shell_envs.core.validation import (
     reset_needed,
 )
 from shell_envs.core.validation import seed as seed_value
-from shell_envs.core.views import row
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.deals import deal_pool, draw_deals
 from shell_envs.scorpion.encoders import ENCODERS, CardsEncoder, TableauEncoder
@@ -64,7 +64,7 @@ def _game(tab, lens, fd, reserve, meta, hist, i):
     """Game ``i``'s rows of the batched state arrays, as uncounted views.
 
     Counted views (``tab[i]``) would make every game step bump one reference counter shared by
-    all games, atomically, from both cores; see `shell_envs.core.views`.
+    all games, atomically, from both cores; see `shell_envs.core.rows`.
     """
     return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
 

@@ -20,9 +20,9 @@ from shell_envs.core.buffers import BufferSets
 from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_parallel, prange
+from shell_envs.core.rows import row
 from shell_envs.core.validation import choice, flag, mapping, positive_int, reset_needed
 from shell_envs.core.validation import seed as seed_value
-from shell_envs.core.views import row
 from shell_envs.what_the_shell import encoders, rules
 from shell_envs.what_the_shell.encoders import (
     ENCODERS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from shell_envs.core.views import row
+from shell_envs.core.rows import row
 
 
 @njit
