@@ -4,8 +4,7 @@ All follow [`Agent`][].  ``greedy`` and ``mcts`` read the
 whole position through `act_with_state` with a [`WhatTheShellView`][]; their ``act``
 decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
 not in the observation, and nothing else is lost).  The heuristics and the searches are compiled
-and run on the rules engine (`shell_envs.what_the_shell.heuristics`,
-`shell_envs.what_the_shell.mcts`, `shell_envs.what_the_shell.guided`).
+and run on the rules engine (`shell_envs.what_the_shell.search`).
 """
 
 from __future__ import annotations
@@ -20,17 +19,17 @@ from shell_envs.agents.base import RandomAgent as BaseRandomAgent
 from shell_envs.agents.base import register_agent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
 from shell_envs.core.weights import check_temperature, check_top_p, pick
-from shell_envs.what_the_shell import guided, heuristics, mcts, network, policy_network, rules
+from shell_envs.what_the_shell import network, policy_network, rules, search
 from shell_envs.what_the_shell.view import WhatTheShellView
 
 GAME = "what_the_shell"
 MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
-SELECTIONS = {"ucb": mcts.UCB, "regret_matching": mcts.REGRET_MATCHING}
-GUIDED_SELECTIONS = {"puct": guided.PUCT, "ucb": mcts.UCB_SELECTION}  # mcts-learned's
+SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
+GUIDED_SELECTIONS = {"puct": search.PUCT, "ucb": search.UCB_SELECTION}  # mcts-learned's
 SOURCES = {  # where mcts-learned's candidates come from
-    "network": guided.NETWORK_CANDIDATES,
-    "heuristic": guided.HEURISTIC_CANDIDATES,
-    "both": guided.BOTH_CANDIDATES,
+    "network": search.NETWORK_CANDIDATES,
+    "heuristic": search.HEURISTIC_CANDIDATES,
+    "both": search.BOTH_CANDIDATES,
 }
 
 
@@ -69,7 +68,7 @@ class _PositionAgent(ABC):
 class GreedyAgent(_PositionAgent):
     """One-ply heuristic: complete a five, block the opponent's, capture, extend lines.
 
-    Every empty cell is scored by `heuristics.score_cells`: what the turtle adds to its
+    Every empty cell is scored by `search.score_cells`: what the turtle adds to its
     five-cell windows, the captures it makes and the eggs they hatch (oldest first), what the
     cell denies the opponent, minus a penalty when the turtle could be captured next round.
     Ties are broken at random (seeded).
@@ -85,7 +84,7 @@ class GreedyAgent(_PositionAgent):
         """The best legal cell for ``state.player``."""
         legal = _checked(state).legal(action_mask)
         board, eggs, meta = state.state.copy()
-        heuristics.score_cells(board, eggs, meta, state.player, self._scores)
+        search.score_cells(board, eggs, meta, state.player, self._scores)
         scores = self._scores[legal]
         best = legal[scores >= scores.max() - 1e-9]
         return int(self.rng.choice(best))
@@ -151,7 +150,7 @@ class MCTSAgent(_PositionAgent):
         capacity = (
             positive_int("max_nodes", max_nodes, high=MAX_NODES) if timed else self.iterations + 1
         )
-        self._tree = mcts.new_tree(capacity, self.candidates)
+        self._tree = search.new_tree(capacity, self.candidates)
         self.rng = np.random.default_rng(seed)
         self._fallback = GreedyAgent(seed)
         self.last_iterations = 0
@@ -172,23 +171,23 @@ class MCTSAgent(_PositionAgent):
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True
         tree = self._tree
-        mcts.init_root(tree, *state.state.copy(), mask)
+        search.init_root(tree, *state.state.copy(), mask)
         n = int(tree.n_candidates[0, side])
         if n == 0:
             return self._fallback.act_with_state(state, action_mask)
         rules.seed_numba(int(self.rng.integers(2**31)))
         mode = SELECTIONS[self.selection]
         if self.time_limit is None:
-            mcts.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
+            search.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
             self.last_iterations = self.iterations
         else:
             deadline = time.perf_counter() + self.time_limit
             done = 0
             while time.perf_counter() < deadline:
-                mcts.run_search(tree, 32, mode, self.exploration, self.gamma)
+                search.run_search(tree, 32, mode, self.exploration, self.gamma)
                 done += 32
             self.last_iterations = done
-        stats = tree.strategies if mode == mcts.REGRET_MATCHING else tree.visits
+        stats = tree.strategies if mode == search.REGRET_MATCHING else tree.visits
         weights = stats[0, side, :n].copy()
         if weights.max() <= 0:
             weights[:] = 1.0
@@ -248,7 +247,7 @@ class LearnedAgent(_PositionAgent):
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The policy's cell for ``state.player`` among the legal cells."""
         legal = _checked(state).legal(action_mask)
-        heuristics.net_features(*state.state.copy(), state.player, self._x)
+        search.net_features(*state.state.copy(), state.player, self._x)
         self._forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
         late = self.sample_moves is not None and self.moves_played >= self.sample_moves
@@ -281,7 +280,7 @@ class GuidedMCTSAgent(_PositionAgent):
 
     Each node holds both players' ``candidates`` cells and their priors, from one forward
     pass, which also values the node (a decided game is valued by its outcome); each side
-    selects independently (`guided.run_guided_search`).  The move played is the root's
+    selects independently (`search.run_guided_search`).  The move played is the root's
     most visited candidate (ties at random, seeded).  The options blend in the plain search's
     heuristics, as AlphaGo blended its value network with rollouts: ``mix`` weighs the
     window evaluation of ``mcts`` into the leaf value, ``candidates_from`` draws the
@@ -345,7 +344,7 @@ class GuidedMCTSAgent(_PositionAgent):
         self.selection = choice("selection", selection, tuple(GUIDED_SELECTIONS))
         self.exploration = float(exploration)
         self.net = network.FORMAT.choose(weights, net)
-        self._tree = mcts.new_tree(self.iterations + 1, self.candidates)
+        self._tree = search.new_tree(self.iterations + 1, self.candidates)
         self.rng = np.random.default_rng(seed)
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
@@ -356,13 +355,13 @@ class GuidedMCTSAgent(_PositionAgent):
         mask[legal] = True
         tree = self._tree
         source = SOURCES[self.candidates_from]
-        guided.init_guided_root(
+        search.init_guided_root(
             tree, *state.state.copy(), mask, self.net, self.uniform, self.mix, source
         )
         rules.seed_numba(int(self.rng.integers(2**31)))
         selection = GUIDED_SELECTIONS[self.selection]
         constant = self.c_puct if self.selection == "puct" else self.exploration
-        guided.run_guided_search(
+        search.run_guided_search(
             tree, self.iterations, self.net, self.uniform, selection, constant, self.mix, source
         )
         n = int(tree.n_candidates[0, side])
