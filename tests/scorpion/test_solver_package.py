@@ -12,6 +12,7 @@ from shell_envs.scorpion import solver
 from shell_envs.scorpion.solver import api, kernel, text
 
 # every public name the single module shell_envs/scorpion/solver.py defined, and action_text
+# (RULES, deprecated, is tested in test_old_and_new_import_paths_agree)
 OLD_NAMES = [
     "C_DEPTH",
     "C_MAXDEPTH",
@@ -44,7 +45,6 @@ OLD_NAMES = [
     "P_SYMMETRY",
     "QUOTA_WITH_CLOCK",
     "ROW",
-    "RULES",
     "S_LOST",
     "S_RUNNING",
     "S_WON",
@@ -122,7 +122,8 @@ def test_old_and_new_import_paths_agree():
     assert solve is api.solve and solver.solve_command is text.solve_command
     assert solver.gen_moves is kernel.gen_moves
     assert importlib.import_module("shell_envs.scorpion.solver.kernel")._cyclic is kernel._cyclic
-    assert solver.RULES == ("classic", "relaxed", "traditional")
+    with pytest.warns(DeprecationWarning, match=r"solver\.RULES is deprecated: use .*RULE_SETS"):
+        assert solver.RULES == ("classic", "relaxed", "traditional")
 
 
 def test_old_private_names_still_resolve_with_a_warning():
@@ -131,5 +132,7 @@ def test_old_private_names_still_resolve_with_a_warning():
     assert _cyclic is kernel._cyclic
     with pytest.warns(DeprecationWarning, match=r"solver\.api\._Search"):
         assert solver._Search is api._Search
+    with pytest.warns(DeprecationWarning, match=r"solver\._waits moved to .*kernel\.cyclic_waits"):
+        assert solver._waits is kernel.cyclic_waits
     with pytest.raises(AttributeError, match="no attribute '_nothing'"):
         solver._nothing  # noqa: B018
