@@ -168,7 +168,6 @@ def test_hungarian_messages_say_az_before_columns_1_and_5() -> None:
 def test_play_reads_the_solver_notation_and_the_arrow_alike() -> None:
     assert read_move("4H 7") == read_move("4H→7") == read_move("4h -> 7")
     assert action_text(read_move("4H→7")[0]) == "4H 7"
-    assert solver.action_text is action_text  # one notation for solver, hints and play
 
 
 def test_a_solution_from_solve_plays_to_a_win_in_play() -> None:

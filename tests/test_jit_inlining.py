@@ -10,7 +10,7 @@ from pathlib import Path
 
 from numba.core import inline_closurecall
 
-from shell_envs.core import numba_patches
+from shell_envs.core import jit, numba_patches
 
 GAMES = """
 import hashlib
@@ -45,6 +45,7 @@ def play(cache: Path, numba_own: bool) -> str:
 
 
 def test_the_fast_inliner_is_in_place_for_this_numba() -> None:
+    assert jit.numba_patches is numba_patches  # importing jit applied the patches
     assert inline_closurecall.InlineWorker.inline_function is numba_patches.inline_fresh_ir
 
 
