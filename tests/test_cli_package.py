@@ -15,7 +15,6 @@ from shell_envs.cli import (
     SCORPION_HELP,
     SOLVER_MAX_NODES,
     WTS_HELP,
-    _parse_move,
     bench,
     main,
     match,
@@ -26,6 +25,7 @@ from shell_envs.cli import (
     solve,
     speed,
 )
+from shell_envs.cli.play import read_move
 from shell_envs.registry import GAMES
 from shell_envs.scorpion.actions import RESERVE_ACTION, UNDO_ACTION
 from shell_envs.scorpion.rules import RULE_SETS
@@ -83,10 +83,10 @@ def test_the_old_import_paths_still_work() -> None:
     assert MAX_ITERATIONS == 1_000_000 and SOLVER_MAX_NODES == 2_000_000
     assert "4H 7" in SCORPION_HELP and "'e5'" in WTS_HELP
     assert callable(RULES_OPTION)
-    assert _parse_move("4H 7") == (16 * 7 + 6, None)
-    assert _parse_move("d") == (RESERVE_ACTION, None)
-    assert _parse_move("u") == (UNDO_ACTION, None)
-    assert _parse_move("undo") == (
+    assert read_move("4H 7") == (16 * 7 + 6, None)
+    assert read_move("d") == (RESERVE_ACTION, None)
+    assert read_move("u") == (UNDO_ACTION, None)
+    assert read_move("undo") == (
         None,
         "Could not read 'undo': type a card and a column, like '4H 7' (? = help).",
     )

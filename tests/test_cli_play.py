@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 import shell_envs  # noqa: F401  (registers the environments)
-from shell_envs.cli import SCORPION_HELP, SOLVER_MAX_NODES, WTS_HELP, _parse_move, main
+from shell_envs.cli import SCORPION_HELP, SOLVER_MAX_NODES, WTS_HELP, main
+from shell_envs.cli.play import read_move
 from shell_envs.scorpion import solver
 from shell_envs.scorpion.cards import card_code, parse_card
 from shell_envs.scorpion.messages import MESSAGES, action_text, hungarian_article, message
@@ -165,9 +166,8 @@ def test_hungarian_messages_say_az_before_columns_1_and_5() -> None:
 
 
 def test_play_reads_the_solver_notation_and_the_arrow_alike() -> None:
-    assert _parse_move("4H 7") == _parse_move("4H→7") == _parse_move("4h -> 7")
-    assert action_text(_parse_move("4H→7")[0]) == "4H 7"
-    assert solver.action_text is action_text  # one notation for solver, hints and play
+    assert read_move("4H 7") == read_move("4H→7") == read_move("4h -> 7")
+    assert action_text(read_move("4H→7")[0]) == "4H 7"
 
 
 def test_a_solution_from_solve_plays_to_a_win_in_play() -> None:

@@ -10,15 +10,15 @@ from pathlib import Path
 
 from numba.core import inline_closurecall
 
-from shell_envs.core import jit
+from shell_envs.core import jit, numba_patches
 
 GAMES = """
 import hashlib
 import numpy as np
 from numba.core import inline_closurecall
-from shell_envs.core import jit
+from shell_envs.core import jit, numba_patches
 if {numba_own}:
-    inline_closurecall.InlineWorker.inline_function = jit._numba_inline_function
+    inline_closurecall.InlineWorker.inline_function = numba_patches.numba_inline_function
 from shell_envs.what_the_shell import rules
 rules.seed_numba(7)
 digest = hashlib.sha256()
@@ -45,7 +45,8 @@ def play(cache: Path, numba_own: bool) -> str:
 
 
 def test_the_fast_inliner_is_in_place_for_this_numba() -> None:
-    assert inline_closurecall.InlineWorker.inline_function is jit._inline_fresh_ir
+    assert jit.numba_patches is numba_patches  # importing jit applied the patches
+    assert inline_closurecall.InlineWorker.inline_function is numba_patches.inline_fresh_ir
 
 
 def test_rules_inlined_without_copies_play_the_same_games(tmp_path: Path) -> None:

@@ -139,11 +139,11 @@ def test_the_inliner_it_replaces_has_the_shape_it_assumes() -> None:
     name = "numba.core.inline_closurecall"
     check_inliner_shape(inline_closurecall, name)
     # the replacement does what numba's inline_function does, minus the copies
-    own = numba_patches._numba_inline_function.__code__.co_names
+    own = numba_patches.numba_inline_function.__code__.co_names
     assert own == ("run_untyped_passes", "__code__", "co_freevars", "inline_ir"), needs_review(
         f"{name}.InlineWorker.inline_function", INLINER, f"its body now uses {own}"
     )
-    assert inline_closurecall.InlineWorker.inline_function is numba_patches._inline_fresh_ir, (
+    assert inline_closurecall.InlineWorker.inline_function is numba_patches.inline_fresh_ir, (
         f"the patch in {PATCHES} ({INLINER}) is not applied"
     )
 
@@ -170,7 +170,7 @@ def test_functions_inlined_without_copies_compute_the_same(
 
     def counted(self, *args, **kws):
         inlined.append(args[3])
-        return numba_patches._inline_fresh_ir(self, *args, **kws)
+        return numba_patches.inline_fresh_ir(self, *args, **kws)
 
     monkeypatch.setattr(inline_closurecall.InlineWorker, "inline_function", counted)
     callee = njit(inline="always")(inlined_callee)

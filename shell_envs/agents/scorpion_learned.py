@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("_") or not hasattr(module, name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     warnings.warn(
-        f"shell_envs.agents.scorpion_learned is deprecated and is removed in 0.4.0; "
+        f"shell_envs.agents.scorpion_learned is deprecated and is removed in 0.5.0; "
         f"import {name} from {_NEW_HOME}",
         DeprecationWarning,
         stacklevel=2,

@@ -33,7 +33,7 @@ def __getattr__(name: str) -> Any:
     if name.startswith("_") or not hasattr(module, new):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     warnings.warn(
-        f"shell_envs.agents.scorpion_simple is deprecated and is removed in 0.4.0; "
+        f"shell_envs.agents.scorpion_simple is deprecated and is removed in 0.5.0; "
         f"import {new} from {home}",
         DeprecationWarning,
         stacklevel=2,

@@ -48,6 +48,7 @@ from shell_envs.bench import cluster, games, openings, patience, report, runner,
 from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 from shell_envs.core.validation import integer, positive_int
 from shell_envs.registry import GAMES
+from shell_envs.scorpion.rules import RULE_SETS
 
 WTS = GAMES["what_the_shell"].name
 SCORPION = GAMES["scorpion"].name
@@ -107,7 +108,7 @@ class MatchSettings:
     alpha: float = 0.05
     beta: float = 0.05
     book: openings.OpeningBook | None = None
-    rules: str = patience.RULES[0]
+    rules: str = RULE_SETS[0]
     deal_set: str = "test"
     max_rounds: int = runner.MAX_ROUNDS
     max_moves: int = patience.MAX_MOVES
@@ -173,7 +174,7 @@ def make_settings(
     beta: float = 0.05,
     max_games: int | None = None,
     openings_path: str | Path | None = None,
-    rules: str = patience.RULES[0],
+    rules: str = RULE_SETS[0],
     deal_set: str = "test",
 ) -> MatchSettings:
     """Checked `MatchSettings`; ``ValueError`` (`AgentSpecError` for the agents) naming the
@@ -231,8 +232,8 @@ def make_settings(
         return dataclasses.replace(settings, book=openings.load(openings_path))
     if openings_path is not None:
         raise ValueError("an opening book is for What the Shell; Scorpion plays deals")
-    if rules not in patience.RULES:
-        raise ValueError(f"rules must be one of {', '.join(patience.RULES)}, got {rules!r}")
+    if rules not in RULE_SETS:
+        raise ValueError(f"rules must be one of {', '.join(RULE_SETS)}, got {rules!r}")
     patience.deal_numbers(settings.units, deal_set)  # the set exists and is large enough
     return dataclasses.replace(settings, rules=rules, deal_set=deal_set)
 
@@ -663,7 +664,7 @@ def run_match(
     beta: float = 0.05,
     max_games: int | None = None,
     openings_path: str | Path | None = None,
-    rules: str = patience.RULES[0],
+    rules: str = RULE_SETS[0],
     deal_set: str = "test",
     workers: int | None = 1,
     resume: bool = False,

@@ -10,6 +10,7 @@ illegal action or raises.  Deals come from two fixed sets (`DEAL_SETS`).  Agents
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +27,6 @@ from shell_envs.scorpion.solver import WON
 from shell_envs.scorpion.winnable import deal_verdicts
 
 GAME = game("scorpion").name
-RULES = RULE_SETS  # the rule sets the bench can play, all of them
 DEFAULT_RULES = ("classic", "relaxed")  # the ones it plays unless asked ("both")
 MAX_MOVES = 500
 STALL_MOVES = 100
@@ -79,7 +79,7 @@ def summarize(
     Wilson interval, winnable deals won, mean score and moves, seconds per move, how games
     ended; then illegal actions and errors (counts and first cases)."""
     out: dict[str, Any] = {"set": deal_set, "confidence": confidence}
-    for rules in RULES:
+    for rules in RULE_SETS:
         games = [r for r in records if r["rules"] == rules]
         if not games:
             continue
@@ -123,3 +123,17 @@ def summarize(
             **problems(games, examples),
         }
     return out
+
+
+def __getattr__(name: str) -> object:
+    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
+    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
+    if name == "RULES":
+        warnings.warn(
+            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
+            "(the old name is removed in 0.5.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RULE_SETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

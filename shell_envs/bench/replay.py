@@ -163,7 +163,7 @@ def _what_the_shell(record: dict[str, Any], render_mode: str) -> Iterator[tuple[
 def _scorpion(record: dict[str, Any], render_mode: str) -> Iterator[tuple[str, Any]]:
     import gymnasium as gym
 
-    from shell_envs.scorpion.solver import action_text
+    from shell_envs.scorpion.messages import action_text
 
     env = gym.make(
         "shell_envs/Scorpion-v0",

@@ -39,6 +39,7 @@ from shell_envs.bench import cluster, games, patience, report, scale
 from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 from shell_envs.core.validation import integer, positive_int
 from shell_envs.registry import GAMES as _REGISTRY
+from shell_envs.scorpion.rules import RULE_SETS
 
 GAMES = tuple(_REGISTRY)  # every game, in the registry's order
 DEFAULT_AGENTS = ("random", "greedy", "mcts", "lookahead")
@@ -526,11 +527,11 @@ def make_settings(
         raise ValueError(f"game must be {names} or all, got {game!r}")
     rule_choices = {
         "both": patience.DEFAULT_RULES,
-        "all": patience.RULES,
-        **{r: (r,) for r in patience.RULES},
+        "all": RULE_SETS,
+        **{r: (r,) for r in RULE_SETS},
     }
     if rules not in rule_choices:
-        raise ValueError(f"rules must be {', '.join(patience.RULES)}, both or all, got {rules!r}")
+        raise ValueError(f"rules must be {', '.join(RULE_SETS)}, both or all, got {rules!r}")
     plan = PLANS["quick" if quick else "default"]
     games_per_anchor = plan.games if games_per_anchor is None else games_per_anchor
     deals = plan.deals if deals is None else deals

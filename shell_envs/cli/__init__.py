@@ -26,9 +26,6 @@ from shell_envs.cli.play import (
     play_scorpion,
     play_what_the_shell,
 )
-from shell_envs.cli.play import (
-    _parse_move as _parse_move,  # the move reader of play scorpion, which tests call
-)
 from shell_envs.cli.solve import SOLVER_MAX_NODES, solve
 from shell_envs.cli.speed import speed
 

@@ -26,6 +26,7 @@ __all__ = [
     "play",
     "play_scorpion",
     "play_what_the_shell",
+    "read_move",
 ]
 
 MAX_ITERATIONS = 1_000_000  # mcts iterations per move (the search tree grows with them)
@@ -213,8 +214,9 @@ def _wts_result(env: WhatTheShellEnv) -> str:
     return f"Stopped after {int(env.meta[rules.ROUNDS])} rounds: a draw."
 
 
-def _parse_move(text: str) -> tuple[int | None, str | None]:
-    """``"4H 7"``, ``"d"`` or ``"u"`` → ``(action, None)``; anything else → ``(None, message)``."""
+def read_move(text: str) -> tuple[int | None, str | None]:
+    """``"4H 7"``, ``"d"`` or ``"u"`` → ``(action, None)``; anything else → ``(None, message)``:
+    `play scorpion`'s reader of a typed move, which answers a bad one with a message."""
     from shell_envs.scorpion.notation import NotAMove, parse_move
 
     try:
@@ -288,7 +290,7 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
             hint = hinter.act_with_state(ScorpionView.from_state(state), mask)
             last = f"Hint: {describe_action(hint)} (type {action_text(hint)!r})."
             continue
-        action, problem = _parse_move(text)
+        action, problem = read_move(text)
         if action is None:
             last = problem or SCORPION_HELP
             continue

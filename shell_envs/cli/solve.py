@@ -77,8 +77,9 @@ def solve(
         )
     from shell_envs.core.jit import compile_notice
     from shell_envs.scorpion import solver
+    from shell_envs.scorpion.solver import kernel
 
-    compile_notice(solver.search_run, solver.probe, what="the solver")
+    compile_notice(kernel.search_run, kernel.probe, what="the solver")
     try:
         text = solver.solve_command(
             seed,

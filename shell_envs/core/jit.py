@@ -26,11 +26,6 @@ from numba import njit, prange
 from shell_envs.core import numba_patches
 from shell_envs.core.background import tiered
 from shell_envs.core.compile_cache import cache_dir, compile_notice, is_cached
-from shell_envs.core.numba_patches import (  # noqa: F401  (their former home, kept working)
-    _inline_fresh_ir,
-    _numba_inline_function,
-    inline_without_copies,
-)
 
 __all__ = [
     "cache_dir",

@@ -35,7 +35,9 @@ from numba.core.dispatcher import OmittedArg
 __all__ = [
     "apply",
     "hook_compile",
+    "inline_fresh_ir",
     "inline_without_copies",
+    "numba_inline_function",
     "plain_function",
     "recover_damaged_cache",
 ]
@@ -145,8 +147,9 @@ def inline_without_copies(module: Any, inliner: Any = None) -> bool:
     return True
 
 
-_inline_fresh_ir = _fresh_ir_inliner(inline_closurecall)
-_numba_inline_function = inline_closurecall.InlineWorker.inline_function
+# numba's inliner without the copies (what `apply` installs), and numba's own, kept to compare
+inline_fresh_ir = _fresh_ir_inliner(inline_closurecall)
+numba_inline_function = inline_closurecall.InlineWorker.inline_function
 
 
 # -- the compile hook: Dispatcher._compile_for_args ------------------------------------------
@@ -189,4 +192,4 @@ def apply() -> None:
     """Apply the process-wide patches: the cache recovery and inlining without copies in
     numba's inliner (numba-cuda's is patched when it is imported)."""
     recover_damaged_cache()
-    inline_without_copies(inline_closurecall, _inline_fresh_ir)
+    inline_without_copies(inline_closurecall, inline_fresh_ir)

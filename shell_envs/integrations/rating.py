@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Any
 
 from shell_envs.agents.spec import parse_spec
-from shell_envs.bench import patience
 from shell_envs.bench.limits import MAX_WORKERS
 from shell_envs.bench.runner import PLANS, evaluate, make_settings, stop_pool, worker_pool
 from shell_envs.core.validation import flag, positive_int
+from shell_envs.scorpion.rules import RULE_SETS
 
 METRICS = {"what_the_shell": "elo", "scorpion": "win_rate"}  # what a rating measures, per game
 AgentSource = str | Callable[[], Any]  # an agent spec, or a picklable function making the agent
@@ -209,8 +209,8 @@ class BackgroundRater:
     ) -> None:
         if game not in METRICS:
             raise ValueError(f"game must be 'what_the_shell' or 'scorpion', got {game!r}")
-        if rules not in patience.RULES:
-            raise ValueError(f"rules must be {' or '.join(patience.RULES)}, got {rules!r}")
+        if rules not in RULE_SETS:
+            raise ValueError(f"rules must be {' or '.join(RULE_SETS)}, got {rules!r}")
         self.every_steps = positive_int("every_steps", every_steps)
         if not isinstance(name, str) or parse_spec(f"{name}=random").label != name:
             raise ValueError(f"name must be a label of letters, digits and _.+-()[], got {name!r}")

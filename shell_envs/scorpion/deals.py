@@ -78,7 +78,7 @@ def __getattr__(name: str) -> object:
         warnings.warn(
             "shell_envs.scorpion.deals.generator_columns moved to "
             "shell_envs.core.pcg64.generator_columns; import it from there (the old name is "
-            "removed in 0.4.0)",
+            "removed in 0.5.0)",
             DeprecationWarning,
             stacklevel=2,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -29,7 +30,6 @@ from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState, check_stat
 from shell_envs.scorpion.winnable import pick_winnable_seed
 
 DEFAULT_MAX_MOVES = 1000
-RULES = RULE_SETS  # the old name, kept for those who import it
 ILLEGAL_ACTIONS = ("reject", "raise")
 REWARDS = ("score", "win")
 _OPTIONS = ("deal", "position", "winnable_only")
@@ -309,3 +309,17 @@ def _exercise(options: dict[str, Any]) -> None:
     env.step(int(np.flatnonzero(env.action_masks())[0]))
     env.step(int(np.flatnonzero(~env.action_masks())[0]))  # an illegal one
     env.explain(0)
+
+
+def __getattr__(name: str) -> object:
+    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
+    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
+    if name == "RULES":
+        warnings.warn(
+            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
+            "(the old name is removed in 0.5.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RULE_SETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

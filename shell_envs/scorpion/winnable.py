@@ -12,6 +12,7 @@ the winnability study's results:
 
 from __future__ import annotations
 
+import warnings
 from functools import cache
 from importlib import resources
 from typing import NamedTuple
@@ -19,8 +20,6 @@ from typing import NamedTuple
 import numpy as np
 
 from shell_envs.scorpion.rules import RULE_SETS
-
-RULES = RULE_SETS  # the old name, kept for those who import it
 
 
 def _check_rules(rules: str) -> str:
@@ -85,3 +84,17 @@ def pick_winnable_seed(rng: np.random.Generator, rules: str = "classic") -> int:
     """A winnable deal number drawn uniformly from the shipped list with ``rng``."""
     seeds = winnable_seeds(rules)
     return int(seeds[int(rng.integers(len(seeds)))])
+
+
+def __getattr__(name: str) -> object:
+    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
+    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
+    if name == "RULES":
+        warnings.warn(
+            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
+            "(the old name is removed in 0.5.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RULE_SETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -312,11 +312,11 @@ def test_mcts_rejects_bad_settings(kwargs):
     st.integers(1, 81),
 )
 def test_search_candidates_are_a_stable_sort_of_the_empty_cells(scores, cells, k):
-    from shell_envs.what_the_shell.search import _top
+    from shell_envs.what_the_shell.search import top_cells
 
     scores, board = np.array(scores), np.array(cells, np.int8)
     out = np.full(81, -1, np.int64)
-    n = _top(board, scores, k, out)
+    n = top_cells(board, scores, k, out)
     order = [c for c in np.argsort(-scores, kind="stable") if board[c] == rules.EMPTY][:k]
     assert out[:n].tolist() == order
 

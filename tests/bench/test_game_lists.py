@@ -13,7 +13,7 @@ from shell_envs.scorpion.rules import RULE_SETS
 def test_the_old_lists_are_the_registry():
     games = tuple(registry.GAMES)
     assert spec.GAMES == runner.GAMES == threads.GAMES == games == ("what_the_shell", "scorpion")
-    assert patience.RULES == report.RULE_SETS == RULE_SETS == ("classic", "relaxed", "traditional")
+    assert report.RULE_SETS == RULE_SETS == ("classic", "relaxed", "traditional")
     assert patience.DEFAULT_RULES == ("classic", "relaxed")  # "both", what the bench plays
     assert replay.GAME_NAMES == {"what_the_shell": "What the Shell", "scorpion": "Scorpion"}
 

@@ -81,10 +81,10 @@ def test_play_scorpion_survives_a_5000_digit_column_number():
 
 
 def test_the_move_reader_never_converts_long_numbers():
-    from shell_envs.cli import _parse_move  # the move reader of play scorpion
+    from shell_envs.cli.play import read_move  # the move reader of play scorpion
 
-    assert _parse_move("4H 7") == (16 * 7 + 6, None)
-    assert _parse_move("4H " + "9" * 20)[0] is None
+    assert read_move("4H 7") == (16 * 7 + 6, None)
+    assert read_move("4H " + "9" * 20)[0] is None
 
 
 def test_result_files_are_written_atomically(tmp_path: Path, monkeypatch):

@@ -14,11 +14,12 @@ from shell_envs.cli import main
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion import solver
 from shell_envs.scorpion.cards import card_code
+from shell_envs.scorpion.messages import action_text
 from shell_envs.scorpion.solver import (
     LOST,
     UNKNOWN,
     WON,
-    action_text,
+    kernel,
     solve,
     solve_children,
     solve_command,
@@ -361,18 +362,18 @@ def test_traditional_rows_count_the_runs_standing() -> None:
     # load_row takes the runs from the state (M_RUNS); each move recounts them on the row
     pos = position({1: RUN["S"], 2: RUN["H"], 3: RUN["D"].removesuffix(" AD"), 4: "5C AD"})
     state = ScorpionState.from_position(pos, "traditional")
-    row = np.zeros(solver.ROW, np.int8)
-    solver.load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
-    assert row[solver.O_REMOVED] == state.runs == 2
+    row = np.zeros(kernel.ROW, np.int8)
+    kernel.load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    assert row[kernel.O_REMOVED] == state.runs == 2
     ad = 13 * 2  # AD onto column 3 (2D on top), carrying nothing
     packed = ad * 7 + 2 + 512 * (3 + 8 * 1)
-    solver.apply_packed(row, packed, engine.TRADITIONAL)
-    assert row[solver.O_REMOVED] == 3 and row[solver.O_LENS + 2] == 13  # nothing removed
-    classic = np.zeros(solver.ROW, np.int8)
-    solver.load_row(classic, state.tab, state.lens, state.fd, state.reserve, state.meta)
-    classic[solver.O_REMOVED] = 0
-    solver.apply_packed(classic, packed, engine.CLASSIC)
-    assert classic[solver.O_REMOVED] == 1 and classic[solver.O_LENS + 2] == 0  # removed
+    kernel.apply_packed(row, packed, engine.TRADITIONAL)
+    assert row[kernel.O_REMOVED] == 3 and row[kernel.O_LENS + 2] == 13  # nothing removed
+    classic = np.zeros(kernel.ROW, np.int8)
+    kernel.load_row(classic, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    classic[kernel.O_REMOVED] = 0
+    kernel.apply_packed(classic, packed, engine.CLASSIC)
+    assert classic[kernel.O_REMOVED] == 1 and classic[kernel.O_LENS + 2] == 0  # removed
 
 
 def test_solve_command_and_check_under_the_traditional_rules() -> None:
@@ -385,4 +386,4 @@ def test_solve_command_and_check_under_the_traditional_rules() -> None:
 
 
 def test_every_rule_set_has_a_probe_share() -> None:
-    assert set(solver.PROBE_SHARE) == set(solver.RULES) == set(engine.RULE_SETS)
+    assert set(solver.PROBE_SHARE) == set(engine.RULE_SETS)

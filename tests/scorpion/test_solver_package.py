@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import ast
 import importlib
+import warnings
 from pathlib import Path
 
 import pytest
 
-from shell_envs.scorpion import solver
+from shell_envs.scorpion import messages, solver
 from shell_envs.scorpion.solver import api, kernel, text
 
 # every public name the single module shell_envs/scorpion/solver.py defined, and action_text
+# (RULES, deprecated, is tested in test_old_and_new_import_paths_agree)
 OLD_NAMES = [
     "C_DEPTH",
     "C_MAXDEPTH",
@@ -44,7 +46,6 @@ OLD_NAMES = [
     "P_SYMMETRY",
     "QUOTA_WITH_CLOCK",
     "ROW",
-    "RULES",
     "S_LOST",
     "S_RUNNING",
     "S_WON",
@@ -80,11 +81,31 @@ OLD_NAMES = [
 
 @pytest.mark.parametrize("name", OLD_NAMES)
 def test_every_old_name_is_importable_from_the_package(name):
-    value = getattr(solver, name)
-    homes = [m for m in (kernel, api, text) if name in vars(m)]
-    assert homes, f"{name} lives in none of kernel, api, text"
+    """The public API without a warning; the compiled search's names (and the notation's
+    action_text) with one naming their home, until 0.5.0."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = getattr(solver, name)
+    homes = [m for m in (kernel, api, text, messages) if name in vars(m)]
+    assert homes, f"{name} lives in none of kernel, api, text, messages"
     assert all(vars(m)[name] is value for m in homes), name
-    assert name in solver.__all__
+    deprecations = [w for w in caught if issubclass(w.category, DeprecationWarning)]
+    if name in solver.__all__:
+        assert not deprecations, name
+    else:
+        assert len(deprecations) == 1 and "removed in 0.5.0" in str(deprecations[0].message)
+        assert name not in vars(solver), name
+
+
+def test_the_package_is_the_public_api():
+    assert set(solver.__all__) == {
+        "DEFAULT_MAX_NODES", "LOST", "MAX_DEPTH", "MAX_NODES_LIMIT", "PROBE_SHARE", "PRUNINGS",
+        "QUOTA_WITH_CLOCK", "TABLE_MIN_BITS", "UNKNOWN", "WON", "Outcome", "SolveResult",
+        "check_deal_codes", "dead_reason", "read_deal_file", "read_position_file", "solve",
+        "solve_children", "solve_command", "solve_quick",
+    }  # fmt: skip
+    for name in solver.__all__:
+        assert getattr(solver, name) is not None
 
 
 def test_each_name_has_one_home():
@@ -120,9 +141,11 @@ def test_old_and_new_import_paths_agree():
     from shell_envs.scorpion.solver import solve
 
     assert solve is api.solve and solver.solve_command is text.solve_command
-    assert solver.gen_moves is kernel.gen_moves
+    with pytest.warns(DeprecationWarning, match=r"solver\.gen_moves moved to .*kernel\.gen_moves"):
+        assert solver.gen_moves is kernel.gen_moves
     assert importlib.import_module("shell_envs.scorpion.solver.kernel")._cyclic is kernel._cyclic
-    assert solver.RULES == ("classic", "relaxed", "traditional")
+    with pytest.warns(DeprecationWarning, match=r"solver\.RULES is deprecated: use .*RULE_SETS"):
+        assert solver.RULES == ("classic", "relaxed", "traditional")
 
 
 def test_old_private_names_still_resolve_with_a_warning():
@@ -131,5 +154,7 @@ def test_old_private_names_still_resolve_with_a_warning():
     assert _cyclic is kernel._cyclic
     with pytest.warns(DeprecationWarning, match=r"solver\.api\._Search"):
         assert solver._Search is api._Search
+    with pytest.warns(DeprecationWarning, match=r"solver\._waits moved to .*kernel\.cyclic_waits"):
+        assert solver._waits is kernel.cyclic_waits
     with pytest.raises(AttributeError, match="no attribute '_nothing'"):
         solver._nothing  # noqa: B018

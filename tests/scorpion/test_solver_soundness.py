@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import shell_envs  # noqa: F401  (registers the env)
-from shell_envs.scorpion import reference, solver
+from shell_envs.scorpion import reference
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.rules import RULE_SETS
-from shell_envs.scorpion.solver import LOST, PRUNINGS, UNKNOWN, WON, solve
+from shell_envs.scorpion.solver import LOST, PRUNINGS, UNKNOWN, WON, kernel, solve
 from shell_envs.scorpion.state import ScorpionState
 from tests.scorpion.helpers import endgame_position, position
 
@@ -204,23 +204,23 @@ def test_unknown_pruning_is_refused() -> None:
 def solver_row(pos: dict, rules: str) -> np.ndarray:
     """The solver's compact row of a position."""
     state = ScorpionState.from_position(pos, rules)
-    row = np.zeros(solver.ROW, np.int8)
-    solver.load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
+    row = np.zeros(kernel.ROW, np.int8)
+    kernel.load_row(row, state.tab, state.lens, state.fd, state.reserve, state.meta)
     return row
 
 
 def row_position(row: np.ndarray, rules: str) -> reference.State:
     """The reference state a compact row stands for (its count of completed sequences checked
     against the reference: removed ones, or the runs standing under the traditional rules)."""
-    lens = [int(n) for n in row[solver.O_LENS : solver.O_LENS + 7]]
+    lens = [int(n) for n in row[kernel.O_LENS : kernel.O_LENS + 7]]
     columns = tuple(tuple(int(x) for x in row[c * 52 : c * 52 + lens[c]]) for c in range(7))
-    face_down = tuple(int(n) for n in row[solver.O_FD : solver.O_FD + 7])
-    dealt = row[solver.O_DEALT] != 0
-    reserve = () if dealt else tuple(int(x) for x in row[solver.O_RES : solver.O_RES + 3])
+    face_down = tuple(int(n) for n in row[kernel.O_FD : kernel.O_FD + 7])
+    dealt = row[kernel.O_DEALT] != 0
+    reserve = () if dealt else tuple(int(x) for x in row[kernel.O_RES : kernel.O_RES + 3])
     if rules != "traditional":
-        return columns, face_down, reserve, int(row[solver.O_REMOVED])
+        return columns, face_down, reserve, int(row[kernel.O_REMOVED])
     state = (columns, face_down, reserve, 0)
-    assert int(row[solver.O_REMOVED]) == reference.standing_runs(state)
+    assert int(row[kernel.O_REMOVED]) == reference.standing_runs(state)
     return state
 
 
@@ -236,16 +236,16 @@ def test_unpruned_solver_moves_are_the_reference_moves(seed: int, rules: str, st
         state = reference.from_position(endgame_position(rng, bool(rng.integers(2)), **endgame))
     else:
         state = reference.from_position(ScorpionState.from_number(seed, rules).position())
-    out = np.empty(solver.MAX_BRANCH, np.int64)
-    scores = np.empty(solver.MAX_BRANCH, np.int64)
+    out = np.empty(kernel.MAX_BRANCH, np.int64)
+    scores = np.empty(kernel.MAX_BRANCH, np.int64)
     for _ in range(steps + 1):
         row = solver_row(as_position(state), rules)
-        k = solver.gen_moves(row, rule, 0, out, scores)
+        k = kernel.gen_moves(row, rule, 0, out, scores)
         legal = reference.legal_actions(state, rules)
         assert sorted(int(m) & 511 for m in out[:k]) == sorted(legal)
         for m in out[:k]:
             child = row.copy()
-            solver.apply_packed(child, m, rule)
+            kernel.apply_packed(child, m, rule)
             assert row_position(child, rules) == reference.play(state, int(m) & 511, rules)[0]
         if not legal:
             break

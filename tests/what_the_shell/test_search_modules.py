@@ -1,4 +1,4 @@
-"""The search split in three modules: old and new import paths, the SearchTree, the aliases."""
+"""The search package, one module per role: its public surface, the SearchTree, the aliases."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import warnings
 import numpy as np
 import pytest
 
-from shell_envs.what_the_shell import guided, heuristics, mcts, rules, search
+from shell_envs.what_the_shell import rules, search
+from shell_envs.what_the_shell.search import guided, heuristics, mcts
+from shell_envs.what_the_shell.search import tree as tree_module
 from shell_envs.what_the_shell.state import GameState
 
 
 def test_search_re_exports_the_same_objects():
     for name in search.__all__:
-        homes = [m for m in (heuristics, mcts, guided) if hasattr(m, name)]
+        homes = [m for m in (heuristics, tree_module, mcts, guided) if hasattr(m, name)]
         assert homes, name
         assert all(getattr(m, name) is getattr(search, name) for m in homes), name
     for name in ("score_cells", "evaluate", "net_features", "new_tree", "run_search",
@@ -27,12 +29,14 @@ def test_the_modules_have_one_role_each():
     assert heuristics.score_cells is search.score_cells
     assert mcts.run_search is search.run_search
     assert guided.run_guided_search is search.run_guided_search
+    assert tree_module.new_tree is search.new_tree
     assert not hasattr(heuristics, "new_tree") and not hasattr(mcts, "PUCT")
+    assert not hasattr(mcts, "new_tree") and not hasattr(tree_module, "run_search")
 
 
 def test_search_tree_fields():
-    tree = mcts.new_tree(5, 3)
-    assert isinstance(tree, mcts.SearchTree) and isinstance(tree, tuple)
+    tree = search.new_tree(5, 3)
+    assert isinstance(tree, search.SearchTree) and isinstance(tree, tuple)
     assert tree._fields == (
         "boards", "eggs", "metas", "candidates", "n_candidates", "visits", "values",
         "strategies", "node_visits", "children", "n_nodes", "priors", "leaf",
@@ -41,14 +45,14 @@ def test_search_tree_fields():
         assert getattr(search, "T_" + name.upper()) == index
         assert tree[index] is getattr(tree, name)
     assert tree.boards.shape == (5, rules.CELLS) and tree.children.shape == (5, 3, 3)
-    assert (tree.children == mcts.NO_CHILD).all()
+    assert (tree.children == search.NO_CHILD).all()
 
 
 def test_the_compiled_search_takes_a_search_tree():
-    tree = mcts.new_tree(41, 4)
+    tree = search.new_tree(41, 4)
     mcts.init_root(tree, *GameState.new(), np.ones(rules.CELLS, np.bool_))
     rules.seed_numba(0)
-    mcts.run_search(tree, 40, mcts.UCB, 0.35, 0.1)
+    mcts.run_search(tree, 40, search.UCB, 0.35, 0.1)
     assert int(tree.n_nodes[0]) == 41
     assert tree.node_visits[0] == 40
     assert tree.visits[0, 0].sum() == tree.visits[0, 1].sum() == 40

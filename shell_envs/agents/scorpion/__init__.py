@@ -77,7 +77,7 @@ def __getattr__(name: str) -> Any:
     if name != "RULES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     warnings.warn(
-        "shell_envs.agents.scorpion.RULES is deprecated and is removed in 0.4.0; "
+        "shell_envs.agents.scorpion.RULES is deprecated and is removed in 0.5.0; "
         "import RULE_SETS from shell_envs.scorpion.rules",
         DeprecationWarning,
         stacklevel=2,

@@ -4,8 +4,7 @@ All follow [`Agent`][].  ``greedy`` and ``mcts`` read the
 whole position through `act_with_state` with a [`WhatTheShellView`][]; their ``act``
 decodes the position from a ``"planes"`` or ``"flat"`` observation instead (the round count is
 not in the observation, and nothing else is lost).  The heuristics and the searches are compiled
-and run on the rules engine (`shell_envs.what_the_shell.heuristics`,
-`shell_envs.what_the_shell.mcts`, `shell_envs.what_the_shell.guided`).
+and run on the rules engine (`shell_envs.what_the_shell.search`).
 
 This package registers the agents and is their public surface; each family lives in its own
 module, laid out as Scorpion's agents are: what they share in

@@ -10,7 +10,7 @@ import numpy as np
 from shell_envs.agents.what_the_shell.common import PositionAgent, checked_view
 from shell_envs.core.validation import positive_int
 from shell_envs.core.weights import check_temperature, check_top_p, pick
-from shell_envs.what_the_shell import heuristics, network, policy_network
+from shell_envs.what_the_shell import network, policy_network, search
 from shell_envs.what_the_shell.view import WhatTheShellView
 
 
@@ -65,7 +65,7 @@ class LearnedAgent(PositionAgent):
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
         """The policy's cell for ``state.player`` among the legal cells."""
         legal = checked_view(state).legal(action_mask)
-        heuristics.net_features(*state.state.copy(), state.player, self._x)
+        search.net_features(*state.state.copy(), state.player, self._x)
         self._forward(self.net, self._x, self._logits)
         logits = self._logits[legal].astype(np.float64)
         late = self.sample_moves is not None and self.moves_played >= self.sample_moves

@@ -1,8 +1,8 @@
 """The What the Shell search agents: ``mcts`` (simultaneous-move tree search on the greedy
 heuristic) and ``mcts-learned`` (the same tree guided by the learned network).
 
-Both are compiled and run on the rules engine (`shell_envs.what_the_shell.mcts`,
-`shell_envs.what_the_shell.guided`); ``mcts`` falls back on ``greedy`` when the mask allows
+Both are compiled and run on the rules engine (`shell_envs.what_the_shell.search`);
+``mcts`` falls back on ``greedy`` when the mask allows
 none of its candidates.
 """
 
@@ -15,16 +15,16 @@ import numpy as np
 from shell_envs.agents.what_the_shell.common import PositionAgent, checked_view
 from shell_envs.agents.what_the_shell.simple import GreedyAgent
 from shell_envs.core.validation import choice, flag, number_in, positive_int
-from shell_envs.what_the_shell import guided, mcts, network, rules
+from shell_envs.what_the_shell import network, rules, search
 from shell_envs.what_the_shell.view import WhatTheShellView
 
 MAX_NODES = 1_000_000  # iterations and tree capacity of mcts (the tree grows with them)
-SELECTIONS = {"ucb": mcts.UCB, "regret_matching": mcts.REGRET_MATCHING}
-GUIDED_SELECTIONS = {"puct": guided.PUCT, "ucb": mcts.UCB_SELECTION}  # mcts-learned's
+SELECTIONS = {"ucb": search.UCB, "regret_matching": search.REGRET_MATCHING}
+GUIDED_SELECTIONS = {"puct": search.PUCT, "ucb": search.UCB_SELECTION}  # mcts-learned's
 SOURCES = {  # where mcts-learned's candidates come from
-    "network": guided.NETWORK_CANDIDATES,
-    "heuristic": guided.HEURISTIC_CANDIDATES,
-    "both": guided.BOTH_CANDIDATES,
+    "network": search.NETWORK_CANDIDATES,
+    "heuristic": search.HEURISTIC_CANDIDATES,
+    "both": search.BOTH_CANDIDATES,
 }
 
 
@@ -88,7 +88,7 @@ class MCTSAgent(PositionAgent):
         capacity = (
             positive_int("max_nodes", max_nodes, high=MAX_NODES) if timed else self.iterations + 1
         )
-        self._tree = mcts.new_tree(capacity, self.candidates)
+        self._tree = search.new_tree(capacity, self.candidates)
         self.rng = np.random.default_rng(seed)
         self._fallback = GreedyAgent(seed)
         self.last_iterations = 0
@@ -109,23 +109,23 @@ class MCTSAgent(PositionAgent):
         mask = np.zeros(rules.CELLS, dtype=np.bool_)
         mask[legal] = True
         tree = self._tree
-        mcts.init_root(tree, *state.state.copy(), mask)
+        search.init_root(tree, *state.state.copy(), mask)
         n = int(tree.n_candidates[0, side])
         if n == 0:
             return self._fallback.act_with_state(state, action_mask)
         rules.seed_numba(int(self.rng.integers(2**31)))
         mode = SELECTIONS[self.selection]
         if self.time_limit is None:
-            mcts.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
+            search.run_search(tree, self.iterations, mode, self.exploration, self.gamma)
             self.last_iterations = self.iterations
         else:
             deadline = time.perf_counter() + self.time_limit
             done = 0
             while time.perf_counter() < deadline:
-                mcts.run_search(tree, 32, mode, self.exploration, self.gamma)
+                search.run_search(tree, 32, mode, self.exploration, self.gamma)
                 done += 32
             self.last_iterations = done
-        stats = tree.strategies if mode == mcts.REGRET_MATCHING else tree.visits
+        stats = tree.strategies if mode == search.REGRET_MATCHING else tree.visits
         weights = stats[0, side, :n].copy()
         if weights.max() <= 0:
             weights[:] = 1.0
@@ -139,7 +139,7 @@ class GuidedMCTSAgent(PositionAgent):
 
     Each node holds both players' ``candidates`` cells and their priors, from one forward
     pass, which also values the node (a decided game is valued by its outcome); each side
-    selects independently (`guided.run_guided_search`).  The move played is the root's
+    selects independently (`search.run_guided_search`).  The move played is the root's
     most visited candidate (ties at random, seeded).  The options blend in the plain search's
     heuristics, as AlphaGo blended its value network with rollouts: ``mix`` weighs the
     window evaluation of ``mcts`` into the leaf value, ``candidates_from`` draws the
@@ -203,7 +203,7 @@ class GuidedMCTSAgent(PositionAgent):
         self.selection = choice("selection", selection, tuple(GUIDED_SELECTIONS))
         self.exploration = float(exploration)
         self.net = network.FORMAT.choose(weights, net)
-        self._tree = mcts.new_tree(self.iterations + 1, self.candidates)
+        self._tree = search.new_tree(self.iterations + 1, self.candidates)
         self.rng = np.random.default_rng(seed)
 
     def act_with_state(self, state: WhatTheShellView, action_mask: np.ndarray) -> int:
@@ -214,13 +214,13 @@ class GuidedMCTSAgent(PositionAgent):
         mask[legal] = True
         tree = self._tree
         source = SOURCES[self.candidates_from]
-        guided.init_guided_root(
+        search.init_guided_root(
             tree, *state.state.copy(), mask, self.net, self.uniform, self.mix, source
         )
         rules.seed_numba(int(self.rng.integers(2**31)))
         selection = GUIDED_SELECTIONS[self.selection]
         constant = self.c_puct if self.selection == "puct" else self.exploration
-        guided.run_guided_search(
+        search.run_guided_search(
             tree, self.iterations, self.net, self.uniform, selection, constant, self.mix, source
         )
         n = int(tree.n_candidates[0, side])

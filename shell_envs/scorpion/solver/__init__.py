@@ -46,7 +46,7 @@ an empty column, or a card under the king carrying it), and then it is removed a
   win needs must wait for each other in a cycle, or a face-down card lies under its own
   predecessor);
   Relaxed ``stuck`` (`_stuck`: face-down cards whose blockers can never move) and
-  ``starved`` (`_starved_card`: a card that must move finds every card one rank higher
+  ``starved`` (`starved_card`: a card that must move finds every card one rank higher
   taken).  Each docstring says why; [`dead_reason`][] says which cards, for a player.
 - ``safe_move`` (Classic and traditional, reserve dealt, `_safe_move`): a non-king card
   ``X`` whose column holds, from ``X`` up to its top, a same-suit run down to the ace, goes
@@ -125,14 +125,20 @@ while a node budget alone keeps verdicts deterministic.
 The package has one module per part: `shell_envs.scorpion.solver.kernel` (the compiled
 search), `shell_envs.scorpion.solver.api` (the Python API: [`solve`][], its results,
 [`dead_reason`][]) and `shell_envs.scorpion.solver.text` (what ``shell-envs solve`` prints).
-Every public name is importable from here, as from the one module the solver used to be.
+This package's names are the solver's public API: [`solve`][] and its results, the other
+solves, [`dead_reason`][], the budgets and [`PRUNINGS`][] (from `api`) and the command
+line's readers (from `text`).  The compiled search's names, read from here as from the one
+module the solver used to be, and ``RULES`` (now ``rules.RULE_SETS``) still are, with a
+``DeprecationWarning`` naming their home (``docs/deprecations.md``), as are the old
+module's private names.
 """
 
 from __future__ import annotations
 
 import warnings
 
-from shell_envs.scorpion.messages import action_text
+from shell_envs.scorpion import messages
+from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.solver import api, kernel, text
 from shell_envs.scorpion.solver.api import (
     DEFAULT_MAX_NODES,
@@ -141,7 +147,6 @@ from shell_envs.scorpion.solver.api import (
     MAX_NODES_LIMIT,
     PROBE_SHARE,
     QUOTA_WITH_CLOCK,
-    RULES,
     TABLE_MIN_BITS,
     UNKNOWN,
     WON,
@@ -152,49 +157,7 @@ from shell_envs.scorpion.solver.api import (
     solve_children,
     solve_quick,
 )
-from shell_envs.scorpion.solver.kernel import (
-    C_DEPTH,
-    C_MAXDEPTH,
-    C_NODES,
-    C_OVERFLOW,
-    C_STATUS,
-    EVAL_WEIGHTS,
-    MAX_BRANCH,
-    O_DEALT,
-    O_FD,
-    O_LENS,
-    O_REMOVED,
-    O_RES,
-    P_CYCLIC,
-    P_KING_BASE,
-    P_KING_ONE_EMPTY,
-    P_SAFE_MOVE,
-    P_STARVED,
-    P_STUCK,
-    P_SYMMETRY,
-    PACK,
-    PROBE_NODES,
-    PROBE_NOISE,
-    PRUNE_ALL,
-    PRUNINGS,
-    ROW,
-    S_LOST,
-    S_RUNNING,
-    S_WON,
-    ZOBRIST,
-    apply_packed,
-    evaluate,
-    gen_moves,
-    load_row,
-    pack_row,
-    position_hash,
-    probe,
-    search_init,
-    search_run,
-    tt_insert,
-    tt_rehash,
-    unpack_row,
-)
+from shell_envs.scorpion.solver.kernel import PRUNINGS
 from shell_envs.scorpion.solver.text import (
     check_deal_codes,
     read_deal_file,
@@ -203,94 +166,90 @@ from shell_envs.scorpion.solver.text import (
 )
 
 __all__ = [
-    "C_DEPTH",
-    "C_MAXDEPTH",
-    "C_NODES",
-    "C_OVERFLOW",
-    "C_STATUS",
     "DEFAULT_MAX_NODES",
-    "EVAL_WEIGHTS",
     "LOST",
-    "MAX_BRANCH",
     "MAX_DEPTH",
     "MAX_NODES_LIMIT",
-    "O_DEALT",
-    "O_FD",
-    "O_LENS",
-    "O_REMOVED",
-    "O_RES",
-    "Outcome",
-    "PACK",
-    "PROBE_NODES",
-    "PROBE_NOISE",
     "PROBE_SHARE",
-    "PRUNE_ALL",
     "PRUNINGS",
-    "P_CYCLIC",
-    "P_KING_BASE",
-    "P_KING_ONE_EMPTY",
-    "P_SAFE_MOVE",
-    "P_STARVED",
-    "P_STUCK",
-    "P_SYMMETRY",
     "QUOTA_WITH_CLOCK",
-    "ROW",
-    "RULES",
-    "S_LOST",
-    "S_RUNNING",
-    "S_WON",
-    "SolveResult",
     "TABLE_MIN_BITS",
     "UNKNOWN",
     "WON",
-    "ZOBRIST",
-    "action_text",
-    "apply_packed",
+    "Outcome",
+    "SolveResult",
     "check_deal_codes",
     "dead_reason",
-    "evaluate",
-    "gen_moves",
-    "load_row",
-    "pack_row",
-    "position_hash",
-    "probe",
     "read_deal_file",
     "read_position_file",
-    "search_init",
-    "search_run",
     "solve",
     "solve_children",
     "solve_command",
     "solve_quick",
-    "tt_insert",
-    "tt_rehash",
-    "unpack_row",
 ]
 
+# the compiled search's names, read from here until 0.5.0 (docs/deprecations.md), and the
+# move notation the old module re-exported
+_MOVED = {
+    **{name: kernel for name in (
+        "C_DEPTH", "C_MAXDEPTH", "C_NODES", "C_OVERFLOW", "C_STATUS", "EVAL_WEIGHTS",
+        "MAX_BRANCH", "O_DEALT", "O_FD", "O_LENS", "O_REMOVED", "O_RES", "PACK", "PROBE_NODES",
+        "PROBE_NOISE", "PRUNE_ALL", "P_CYCLIC", "P_KING_BASE", "P_KING_ONE_EMPTY", "P_SAFE_MOVE",
+        "P_STARVED", "P_STUCK", "P_SYMMETRY", "ROW", "S_LOST", "S_RUNNING", "S_WON", "ZOBRIST",
+        "apply_packed", "evaluate", "gen_moves", "load_row", "pack_row", "position_hash",
+        "probe", "search_init", "search_run", "tt_insert", "tt_rehash", "unpack_row",
+    )},
+    "action_text": messages,
+}  # fmt: skip
 
-# the private names of the old single module, forwarded until 0.4.0 (docs/deprecations.md);
-# private names the parts gained since are not forwarded
-_OLD_PRIVATE = frozenset(
-    {
-        "_GOLDEN", "_M1", "_M2", "_Search",
-        "_blocked", "_check_budget", "_check_text", "_complete", "_cyclic", "_heap_pop",
-        "_heap_push", "_initial_state", "_mix", "_rank_mask", "_result", "_run_length",
-        "_safe_move", "_settle", "_starved", "_starved_card", "_stuck", "_waits", "_where",
-        "_zobrist",
-    }
-)  # fmt: skip
+
+# the private names of the old single module, forwarded until 0.4.0 (docs/deprecations.md),
+# each to the part that holds it now and its name there; private names the parts gained
+# since are not forwarded
+_OLD_PRIVATE = {
+    **{name: (kernel, name) for name in (
+        "_GOLDEN", "_M1", "_M2", "_complete", "_cyclic", "_heap_pop", "_heap_push", "_mix",
+        "_rank_mask", "_run_length", "_safe_move", "_settle", "_starved", "_stuck", "_zobrist",
+    )},
+    **{name: (api, name) for name in (
+        "_Search", "_check_budget", "_initial_state", "_result", "_where",
+    )},
+    "_check_text": (text, "_check_text"),
+    "_blocked": (kernel, "blocked_columns"),
+    "_starved_card": (kernel, "starved_card"),
+    "_waits": (kernel, "cyclic_waits"),
+}  # fmt: skip
 
 
 def __getattr__(name: str) -> object:
-    """A private name of the old single module (``solver._cyclic``), from the part that holds
-    it now, with a ``DeprecationWarning`` naming that part."""
-    for part in (kernel, api, text):
-        if name in _OLD_PRIVATE and name in vars(part):
-            warnings.warn(
-                f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{name} "
-                "(the old name is removed in 0.4.0)",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            return vars(part)[name]
+    """A deprecated name, with a ``DeprecationWarning`` naming its replacement: a name of
+    the compiled search (``solver.gen_moves``) or a private name of the old single module
+    (``solver._cyclic``), from the module that holds it now, or ``RULES``, the old name of
+    ``shell_envs.scorpion.rules.RULE_SETS``."""
+    if name == "RULES":
+        warnings.warn(
+            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
+            "(the old name is removed in 0.5.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RULE_SETS
+    if name in _MOVED:
+        home = _MOVED[name]
+        warnings.warn(
+            f"shell_envs.scorpion.solver.{name} moved to {home.__name__}.{name}; import it "
+            "from there (the old name is removed in 0.5.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return vars(home)[name]
+    if name in _OLD_PRIVATE:
+        part, new = _OLD_PRIVATE[name]
+        warnings.warn(
+            f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{new} "
+            "(the old name is removed in 0.4.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return vars(part)[new]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,6 +9,7 @@ alone keeps verdicts deterministic.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -41,18 +42,17 @@ from shell_envs.scorpion.solver.kernel import (
     S_RUNNING,
     S_WON,
     ZOBRIST,
-    _blocked,
-    _starved_card,
-    _waits,
+    blocked_columns,
+    cyclic_waits,
     load_row,
     probe,
     search_init,
     search_run,
+    starved_card,
     tt_rehash,
 )
 from shell_envs.scorpion.state import ScorpionState, check_layout, rule_code
 
-RULES = RULE_SETS  # the old name, kept for those who import it
 DEFAULT_MAX_NODES = 2_000_000
 MAX_NODES_LIMIT = 10**12  # far beyond any memory: a search keeps 8 bytes per node
 QUOTA_WITH_CLOCK = 200_000
@@ -343,7 +343,7 @@ def dead_reason(state: ScorpionState) -> str | None:
         wait_a = np.empty(52, np.int64)
         wait_b = np.empty(52, np.int64)
         done = np.empty(52, np.bool_)
-        under = _waits(row, wait_a, wait_b, done)
+        under = cyclic_waits(row, wait_a, wait_b, done)
         if under >= 0:
             return (
                 f"{code(under)} lies face down under {code(under - 1)}, which can only ever "
@@ -376,7 +376,7 @@ def dead_reason(state: ScorpionState) -> str | None:
             "onto its successor): " + "; ".join(steps)
         )
     blocked = np.empty(7, np.bool_)
-    if _blocked(row, blocked):
+    if blocked_columns(row, blocked):
         cols = [c for c in range(7) if blocked[c]]
         parts = []
         for c in cols:
@@ -393,7 +393,7 @@ def dead_reason(state: ScorpionState) -> str | None:
             "moves, and every card one rank higher is removed or face down in one of these "
             "columns; " + "; ".join(parts)
         )
-    packed = _starved_card(row)
+    packed = starved_card(row)
     if packed < 0:
         return None
     c, d = divmod(int(packed), 64)
@@ -423,3 +423,17 @@ def _result(search: _Search, status: int, t0: float) -> SolveResult:
     elif status == S_LOST:
         result.verdict = LOST
     return result
+
+
+def __getattr__(name: str) -> object:
+    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
+    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
+    if name == "RULES":
+        warnings.warn(
+            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
+            "(the old name is removed in 0.5.0)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return RULE_SETS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -271,7 +271,7 @@ def _safe_move(row, owner):
 
 
 @jit
-def _waits(row, wait_a, wait_b, done):
+def cyclic_waits(row: np.ndarray, wait_a: np.ndarray, wait_b: np.ndarray, done: np.ndarray) -> int:
     """Classic and traditional: the waits of `_cyclic`; returns a face-down card lying under its own
     predecessor (never uncovered), else -1, and marks ``done`` the cards whose move can come
     in some order (``wait_a``: the card on ``Z + 1``; ``wait_b``: the card on a face-down ``Z``).
@@ -334,7 +334,7 @@ def _cyclic(row):
     wait_a = np.empty(52, np.int64)
     wait_b = np.empty(52, np.int64)
     done = np.empty(52, np.bool_)
-    if _waits(row, wait_a, wait_b, done) >= 0:
+    if cyclic_waits(row, wait_a, wait_b, done) >= 0:
         return True
     for card in range(52):
         if not done[card]:
@@ -343,7 +343,7 @@ def _cyclic(row):
 
 
 @jit
-def _blocked(row, blocked):
+def blocked_columns(row: np.ndarray, blocked: np.ndarray) -> int:
     """Relaxed: mark ``blocked`` the columns of `_stuck`; returns how many there are."""
     hidden = np.full(52, -1, np.int64)
     present = np.zeros(52, np.bool_)
@@ -392,7 +392,7 @@ def _stuck(row):
     face-down cards of blocked columns are never removed.
     """
     blocked = np.empty(7, np.bool_)
-    return _blocked(row, blocked) > 0
+    return blocked_columns(row, blocked) > 0
 
 
 @jit
@@ -409,12 +409,12 @@ def _rank_mask(row, rank, c, lo_depth, hi_depth):
 @jit
 def _starved(row):
     """Relaxed: whether a card that must move can never find a free card one rank higher
-    (`_starved_card`)."""
-    return _starved_card(row) >= 0
+    (`starved_card`)."""
+    return starved_card(row) >= 0
 
 
 @jit
-def _starved_card(row):
+def starved_card(row: np.ndarray) -> int:
     """Relaxed: the card (``column * 64 + depth``) that can never move, else -1.
 
     A card ``X`` directly on a face-down card must move one day (nothing else uncovers that

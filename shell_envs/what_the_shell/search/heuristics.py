@@ -241,7 +241,7 @@ def score_cells(
 
 
 @jit
-def _top(board, scores, k, out):
+def top_cells(board: np.ndarray, scores: np.ndarray, k: int, out: np.ndarray) -> int:
     """Write the ``k`` best empty cells by ``scores`` into ``out``, best first and equal
     scores by cell index (a stable sort's order); returns how many.
 
@@ -309,11 +309,19 @@ def net_features(
     black = np.empty(rules.CELLS, dtype=np.float64)
     white = np.empty(rules.CELLS, dtype=np.float64)
     score_both(board, eggs, meta, black, white)
-    _features(board, eggs, meta, player, black, white, out)
+    features_from_scores(board, eggs, meta, player, black, white, out)
 
 
 @jit
-def _features(board, eggs, meta, player, black, white, out):
+def features_from_scores(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    player: int,
+    black: np.ndarray,
+    white: np.ndarray,
+    out: np.ndarray,
+) -> None:
     """`net_features` from both players' cell values ``black`` and ``white`` already
     computed by `score_both` (the guided search also picks candidates from them)."""
     cells = rules.CELLS

@@ -2,7 +2,7 @@
 
 A node is valued, and given both sides' candidates and their priors, by one forward pass of
 the search's network (`network`), blended with the window evaluation of `heuristics`; the
-sides select by PUCT or by `mcts`'s UCT, and the tree is `mcts.SearchTree`.  Values are
+sides select by PUCT or by `mcts`'s UCT, and the tree is `tree.SearchTree`.  Values are
 black's, in [0, 1].
 """
 
@@ -12,19 +12,24 @@ import numpy as np
 
 from shell_envs.core.jit import jit
 from shell_envs.what_the_shell import network, rules
-from shell_envs.what_the_shell.heuristics import _features, _top, evaluate, score_both
-from shell_envs.what_the_shell.mcts import (
+from shell_envs.what_the_shell.search.heuristics import (
+    evaluate,
+    features_from_scores,
+    score_both,
+    top_cells,
+)
+from shell_envs.what_the_shell.search.tree import (
     BLACK_SIDE,
     NO_CHILD,
     ROOT,
     UCB_SELECTION,
     WHITE_SIDE,
     SearchTree,
-    _backup,
-    _init_node,
-    _play_child,
-    _scratch,
-    _select,
+    backup,
+    init_node,
+    play_child,
+    scratch,
+    select,
 )
 
 PUCT = np.int64(2)  # the guided search's default selection (run_guided_search)
@@ -59,7 +64,7 @@ def _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white):
         logits[:] = 0.0
         value = 0.5
     else:
-        _features(board, eggs, meta, rules.BLACK, black, white, x)
+        features_from_scores(board, eggs, meta, rules.BLACK, black, white, x)
         value = network.forward(net, x, logits)
     if mix > 0.0:
         value = (1.0 - mix) * value + mix * evaluate(board, meta)
@@ -68,9 +73,9 @@ def _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white):
 
 @jit
 def _candidates(board, scores, k, out):
-    """The ``k`` best cells by ``scores`` into ``out`` (`_top`), less the trailing
+    """The ``k`` best cells by ``scores`` into ``out`` (`top_cells`), less the trailing
     ``-inf`` ones (occupied or masked out); returns how many."""
-    n = _top(board, scores, k, out)
+    n = top_cells(board, scores, k, out)
     while n > 0 and scores[out[n - 1]] == -np.inf:
         n -= 1
     return n
@@ -160,7 +165,7 @@ def init_guided_root(
     value ½; ``mix`` and ``source`` as in `_guide`.  Returns black's value of the root.
     """
     tree.n_nodes[0] = 1
-    _init_node(tree, ROOT, board, eggs, meta)
+    init_node(tree, ROOT, board, eggs, meta)
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
     black = np.empty(rules.CELLS, dtype=np.float64)
@@ -214,13 +219,13 @@ def run_guided_search(
 
     Both sides select independently over their candidates, by PUCT (`_select_puct`,
     ``selection`` = ``PUCT``, ``exploration`` its constant) or by the plain search's UCT
-    (`_select`, ``UCB``, which ignores the priors); a new node is valued and given
+    (`select`, ``UCB``, which ignores the priors); a new node is valued and given
     candidates and priors by one network forward pass (`_guide`), a decided game by its
     outcome, and the value is credited along the path as in `run_search`.
     """
     metas = tree.metas
     children = tree.children
-    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = _scratch()
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = scratch()
     depth_cap = path_nodes.size
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
@@ -239,8 +244,8 @@ def run_guided_search(
                 b = _select_puct(tree, node, BLACK_SIDE, exploration)
                 w = _select_puct(tree, node, WHITE_SIDE, exploration)
             else:
-                b = _select(tree, node, BLACK_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
-                w = _select(tree, node, WHITE_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
+                b = select(tree, node, BLACK_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
+                w = select(tree, node, WHITE_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
             path_nodes[depth] = node
             path_choice[depth, 0] = b
             path_choice[depth, 1] = w
@@ -249,7 +254,7 @@ def run_guided_search(
             if child != NO_CHILD:
                 node = child
                 continue
-            child = _play_child(tree, node, b, w, board, eggs, meta, info, work)
+            child = play_child(tree, node, b, w, board, eggs, meta, info, work)
             if child != NO_CHILD:
                 value = _guide(
                     tree, child, net, uniform, everywhere, x, logits, black, white, mix, source
@@ -257,4 +262,4 @@ def run_guided_search(
             else:
                 value = _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white)
             break
-        _backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB_SELECTION)
+        backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB_SELECTION)

@@ -1,10 +1,11 @@
-"""Simultaneous-move Monte Carlo tree search on the compiled rules (the ``mcts`` agent's).
+"""The search tree both What the Shell searches grow, and the steps on it they share.
 
-Each node stores its position and each player's candidate cells (the top cells by
-`heuristics.score_both`); the two players select independently (decoupled UCT, or regret
-matching+), the joint choice is played with `rules.step`, and leaves are valued by
-`heuristics.evaluate`.  The tree is a [`SearchTree`][] of preallocated arrays, which numba
-passes through the compiled functions as it is.  Values are black's, in [0, 1].
+A [`SearchTree`][] of preallocated arrays, one row per node, which numba passes through the
+compiled functions as it is; its fields' positions (``T_*``); and the node steps of a
+simultaneous-move search: store a position (`init_node`), select each side's candidate
+(`select`: decoupled UCT or regret matching+), play a joint choice into a child
+(`play_child`) and credit a value along the path (`backup`).  `mcts` and `guided` run them.
+Values are black's, in [0, 1].
 """
 
 from __future__ import annotations
@@ -15,19 +16,18 @@ import numpy as np
 
 from shell_envs.core.jit import jit, jit_inline
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.heuristics import _top, evaluate, score_both
 
 
 class SearchTree(NamedTuple):
     """The arrays of a search tree (`new_tree`), one row per node.
 
     ``candidates[node, side, i]`` are each side's candidate cells and ``n_candidates[node,
-    side]`` their number (``UNEXPANDED`` until `_expand`); ``visits``, ``values`` (value sums
-    for UCB, regrets for regret matching) and ``strategies`` (cumulative) are per candidate;
-    ``children[node, black_i, white_i]`` the child of a joint choice (``NO_CHILD``);
-    ``n_nodes[0]`` the node count; ``priors`` and ``leaf`` (each node's value) are the guided
-    search's (`shell_envs.what_the_shell.guided`).  The field order is the old tuple's, so
-    ``tree[T_VISITS]`` still works.
+    side]`` their number (``UNEXPANDED`` until the search expands the node); ``visits``,
+    ``values`` (value sums for UCB, regrets for regret matching) and ``strategies``
+    (cumulative) are per candidate; ``children[node, black_i, white_i]`` the child of a joint
+    choice (``NO_CHILD``); ``n_nodes[0]`` the node count; ``priors`` and ``leaf`` (each node's
+    value) are the guided search's (`shell_envs.what_the_shell.search.guided`).  The field
+    order is the old tuple's, so ``tree[T_VISITS]`` still works.
     """
 
     boards: np.ndarray
@@ -109,8 +109,11 @@ def _copy(source, target):
 
 
 @jit
-def _init_node(tree, node, board, eggs, meta):
-    """Store a position in ``node`` and reset its statistics; candidates wait for `_expand`.
+def init_node(
+    tree: SearchTree, node: int, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray
+) -> None:
+    """Store a position in ``node`` and reset its statistics; its candidates wait until the
+    search expands it.
 
     Most leaves are valued once and never revisited, so scoring their cells up front is waste.
     """
@@ -126,40 +129,15 @@ def _init_node(tree, node, board, eggs, meta):
 
 
 @jit
-def _expand(tree, node):
-    """Pick both sides' candidates at ``node``: their ``k`` best cells by `score_both`."""
-    cands = tree.candidates
-    n_cands = tree.n_candidates
-    board = tree.boards[node]
-    black = np.empty(rules.CELLS, dtype=np.float64)
-    white = np.empty(rules.CELLS, dtype=np.float64)
-    score_both(board, tree.eggs[node], tree.metas[node], black, white)
-    k = cands.shape[2]
-    n_cands[node, 0] = _top(board, black, k, cands[node, 0])
-    n_cands[node, 1] = _top(board, white, k, cands[node, 1])
-
-
-@jit
-def init_root(
-    tree: SearchTree, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, mask: np.ndarray
-) -> None:
-    """Make ``board`` the root of a fresh tree; its candidates are restricted to ``mask``."""
-    cands = tree.candidates
-    n_cands = tree.n_candidates
-    tree.n_nodes[0] = 1
-    _init_node(tree, ROOT, board, eggs, meta)
-    _expand(tree, ROOT)
-    for side in range(2):
-        n = 0
-        for i in range(n_cands[0, side]):
-            if mask[cands[0, side, i]]:
-                cands[0, side, n] = cands[0, side, i]
-                n += 1
-        n_cands[0, side] = n
-
-
-@jit
-def _select(tree, node, side, selection, exploration, gamma, sigma):
+def select(
+    tree: SearchTree,
+    node: int,
+    side: int,
+    selection: int,
+    exploration: float,
+    gamma: float,
+    sigma: np.ndarray,
+) -> int:
     """Choose a candidate index for ``side`` at ``node``; ``sigma[0]`` gets its probability."""
     n = tree.n_candidates[node, side]
     visits = tree.visits
@@ -214,7 +192,7 @@ def _update(tree, node, side, chosen, prob, reward, selection):
 
 
 @jit
-def _scratch():
+def scratch() -> tuple[np.ndarray, ...]:
     """Work arrays of one search: the path (nodes, both choices and their probabilities, as
     deep as a game can go) and a position to play a round on."""
     depth_cap = 4 * rules.CELLS
@@ -231,7 +209,17 @@ def _scratch():
 
 
 @jit
-def _play_child(tree, node, b, w, board, eggs, meta, info, work):
+def play_child(
+    tree: SearchTree,
+    node: int,
+    b: int,
+    w: int,
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    info: np.ndarray,
+    work: np.ndarray,
+) -> int:
     """Play both sides' choices ``b``, ``w`` at ``node`` into ``board``/``eggs``/``meta`` and
     keep the result as a new child node while capacity lasts; returns it, or NO_CHILD."""
     _copy(tree.boards[node], board)
@@ -245,12 +233,20 @@ def _play_child(tree, node, b, w, board, eggs, meta, info, work):
     child = n_nodes[0]
     n_nodes[0] += 1
     tree.children[node, b, w] = child
-    _init_node(tree, child, board, eggs, meta)
+    init_node(tree, child, board, eggs, meta)
     return child
 
 
 @jit
-def _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection):
+def backup(
+    tree: SearchTree,
+    path_nodes: np.ndarray,
+    path_choice: np.ndarray,
+    path_prob: np.ndarray,
+    depth: int,
+    value: float,
+    selection: int,
+) -> None:
     """Credit black's ``value`` (white's is its complement) to both choices at every node of
     the path down to ``depth``."""
     for i in range(depth):
@@ -258,47 +254,3 @@ def _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection):
         tree.node_visits[at] += 1.0
         _update(tree, at, BLACK_SIDE, path_choice[i, 0], path_prob[i, 0], value, selection)
         _update(tree, at, WHITE_SIDE, path_choice[i, 1], path_prob[i, 1], 1.0 - value, selection)
-
-
-@jit
-def run_search(
-    tree: SearchTree, iterations: int, selection: int, exploration: float, gamma: float
-) -> None:
-    """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
-
-    Each iteration descends by both sides' independent choices (expanding a node the second
-    time it is reached), adds one node while capacity lasts, values it with `evaluate`
-    and credits the value along the path.
-    """
-    boards = tree.boards
-    metas = tree.metas
-    n_cands = tree.n_candidates
-    children = tree.children
-    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = _scratch()
-    depth_cap = path_nodes.size
-    sigma = np.empty(1, dtype=np.float64)
-    for _ in range(iterations):
-        node = ROOT
-        depth = 0
-        while True:
-            if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
-                value = evaluate(boards[node], metas[node])
-                break
-            if n_cands[node, 0] == UNEXPANDED:
-                _expand(tree, node)
-            b = _select(tree, node, BLACK_SIDE, selection, exploration, gamma, sigma)
-            path_prob[depth, 0] = sigma[0]
-            w = _select(tree, node, WHITE_SIDE, selection, exploration, gamma, sigma)
-            path_prob[depth, 1] = sigma[0]
-            path_nodes[depth] = node
-            path_choice[depth, 0] = b
-            path_choice[depth, 1] = w
-            depth += 1
-            child = children[node, b, w]
-            if child != NO_CHILD:
-                node = child
-                continue
-            _play_child(tree, node, b, w, board, eggs, meta, info, work)
-            value = evaluate(board, meta)
-            break
-        _backup(tree, path_nodes, path_choice, path_prob, depth, value, selection)

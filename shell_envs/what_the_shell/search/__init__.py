@@ -1,14 +1,15 @@
-"""The What the Shell agents' compiled heuristics and tree searches, under their old module name.
+"""What the Shell's search: the agents' compiled heuristics and tree searches, one package.
 
-They live in three modules, one role each: `heuristics` (cell scores, the window evaluation,
-the networks' input), `mcts` (simultaneous-move MCTS over a [`SearchTree`][]) and `guided`
-(the network-guided search).  This module re-exports their names, so
-``from shell_envs.what_the_shell import search`` and ``search.run_search`` keep working.
+One module per role: `heuristics` (cell scores, the window evaluation, the networks'
+input), `tree` (the [`SearchTree`][] both searches grow and the node steps they share),
+`mcts` (simultaneous-move MCTS) and `guided` (the network-guided search).  This package is
+their public surface: ``from shell_envs.what_the_shell import search``, then
+``search.run_search``; the modules' own names are for the search itself.
 """
 
 from __future__ import annotations
 
-from shell_envs.what_the_shell.guided import (
+from shell_envs.what_the_shell.search.guided import (
     BOTH_CANDIDATES,
     HEURISTIC_CANDIDATES,
     NETWORK_CANDIDATES,
@@ -16,7 +17,7 @@ from shell_envs.what_the_shell.guided import (
     init_guided_root,
     run_guided_search,
 )
-from shell_envs.what_the_shell.heuristics import (
+from shell_envs.what_the_shell.search.heuristics import (
     CAPTURED_EGG,
     CAPTURED_TURTLE,
     CELL_N_WINDOWS,
@@ -32,15 +33,16 @@ from shell_envs.what_the_shell.heuristics import (
     WINDOW,
     WINDOW_VALUE,
     WINDOWS,
-    _top,
     attack_scores,
     evaluate,
     net_features,
     score_both,
     score_cells,
+    top_cells,
     window_counts,
 )
-from shell_envs.what_the_shell.mcts import (
+from shell_envs.what_the_shell.search.mcts import init_root, run_search
+from shell_envs.what_the_shell.search.tree import (
     BLACK_SIDE,
     NO_CHILD,
     REGRET_MATCHING,
@@ -63,9 +65,7 @@ from shell_envs.what_the_shell.mcts import (
     UNEXPANDED,
     WHITE_SIDE,
     SearchTree,
-    init_root,
     new_tree,
-    run_search,
 )
 
 __all__ = [
@@ -110,7 +110,6 @@ __all__ = [
     "WINDOWS",
     "WINDOW_VALUE",
     "SearchTree",
-    "_top",
     "attack_scores",
     "evaluate",
     "init_guided_root",
@@ -121,5 +120,6 @@ __all__ = [
     "run_search",
     "score_both",
     "score_cells",
+    "top_cells",
     "window_counts",
 ]

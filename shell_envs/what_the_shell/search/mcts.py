@@ -1,0 +1,106 @@
+"""Simultaneous-move Monte Carlo tree search on the compiled rules (the ``mcts`` agent's).
+
+Each node stores its position and each player's candidate cells (the top cells by
+`heuristics.score_both`); the two players select independently (decoupled UCT, or regret
+matching+), the joint choice is played with `rules.step`, and leaves are valued by
+`heuristics.evaluate`.  The tree and the node steps it shares with the guided search are
+`tree`'s.  Values are black's, in [0, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from shell_envs.core.jit import jit
+from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.search.heuristics import evaluate, score_both, top_cells
+from shell_envs.what_the_shell.search.tree import (
+    BLACK_SIDE,
+    NO_CHILD,
+    ROOT,
+    UNEXPANDED,
+    WHITE_SIDE,
+    SearchTree,
+    backup,
+    init_node,
+    play_child,
+    scratch,
+    select,
+)
+
+
+@jit
+def _expand(tree, node):
+    """Pick both sides' candidates at ``node``: their ``k`` best cells by `score_both`."""
+    cands = tree.candidates
+    n_cands = tree.n_candidates
+    board = tree.boards[node]
+    black = np.empty(rules.CELLS, dtype=np.float64)
+    white = np.empty(rules.CELLS, dtype=np.float64)
+    score_both(board, tree.eggs[node], tree.metas[node], black, white)
+    k = cands.shape[2]
+    n_cands[node, 0] = top_cells(board, black, k, cands[node, 0])
+    n_cands[node, 1] = top_cells(board, white, k, cands[node, 1])
+
+
+@jit
+def init_root(
+    tree: SearchTree, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, mask: np.ndarray
+) -> None:
+    """Make ``board`` the root of a fresh tree; its candidates are restricted to ``mask``."""
+    cands = tree.candidates
+    n_cands = tree.n_candidates
+    tree.n_nodes[0] = 1
+    init_node(tree, ROOT, board, eggs, meta)
+    _expand(tree, ROOT)
+    for side in range(2):
+        n = 0
+        for i in range(n_cands[0, side]):
+            if mask[cands[0, side, i]]:
+                cands[0, side, n] = cands[0, side, i]
+                n += 1
+        n_cands[0, side] = n
+
+
+@jit
+def run_search(
+    tree: SearchTree, iterations: int, selection: int, exploration: float, gamma: float
+) -> None:
+    """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
+
+    Each iteration descends by both sides' independent choices (expanding a node the second
+    time it is reached), adds one node while capacity lasts, values it with `evaluate`
+    and credits the value along the path.
+    """
+    boards = tree.boards
+    metas = tree.metas
+    n_cands = tree.n_candidates
+    children = tree.children
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = scratch()
+    depth_cap = path_nodes.size
+    sigma = np.empty(1, dtype=np.float64)
+    for _ in range(iterations):
+        node = ROOT
+        depth = 0
+        while True:
+            if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
+                value = evaluate(boards[node], metas[node])
+                break
+            if n_cands[node, 0] == UNEXPANDED:
+                _expand(tree, node)
+            b = select(tree, node, BLACK_SIDE, selection, exploration, gamma, sigma)
+            path_prob[depth, 0] = sigma[0]
+            w = select(tree, node, WHITE_SIDE, selection, exploration, gamma, sigma)
+            path_prob[depth, 1] = sigma[0]
+            path_nodes[depth] = node
+            path_choice[depth, 0] = b
+            path_choice[depth, 1] = w
+            depth += 1
+            child = children[node, b, w]
+            if child != NO_CHILD:
+                node = child
+                continue
+            play_child(tree, node, b, w, board, eggs, meta, info, work)
+            value = evaluate(board, meta)
+            break
+        backup(tree, path_nodes, path_choice, path_prob, depth, value, selection)
