@@ -46,7 +46,7 @@ def test_the_options_are_frozen_and_checked_values_are_plain():
 def test_the_envs_take_their_options_spaces_and_action_count_from_one_object(
     allow_undo, mask_in_obs
 ):
-    keywords = {"rules": "relaxed", "obs_encoder": "cards", "allow_undo": allow_undo,
+    keywords = {"rules": "relaxed", "obs_encoder": "cards", "allow_undo": allow_undo, "lang": "hu",
                 "mask_in_obs": mask_in_obs, "reward": "win", "max_moves": None}  # fmt: skip
     options = ScorpionOptions(**keywords)
     assert options.n_actions == (366 if allow_undo else 365)
