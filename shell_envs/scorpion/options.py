@@ -25,6 +25,7 @@ class ScorpionOptions:
 
     A bad keyword gets the ``ValueError`` the envs give; ``encoder`` is the encoder object
     ``obs_encoder`` names (or is), and the action count and spaces derive from the options.
+    Only the single env takes ``winnable_only`` (the batched envs use ``set_deal_pool``).
     """
 
     rules: str = "classic"
