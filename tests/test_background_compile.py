@@ -335,7 +335,7 @@ asked = []
 background.start = lambda entry, payload, _m, points, _w: asked.append((payload, points))
 for game, cls in (("what_the_shell", "WhatTheShellEnv"), ("scorpion", "ScorpionEnv")):
     module = importlib.import_module(f"shell_envs.{game}.env")
-    for name in module.ENCODERS.names():
+    for name in importlib.import_module(f"shell_envs.{game}.encoders").ENCODERS.names():
         del asked[:]
         getattr(module, cls)(obs_encoder=name)
         (payload, points), = asked
@@ -343,7 +343,7 @@ for game, cls in (("what_the_shell", "WhatTheShellEnv"), ("scorpion", "ScorpionE
         print(game, name, is_cached(*points))
 for game, cls in (("what_the_shell", "WhatTheShellVectorEnv"), ("scorpion", "ScorpionVectorEnv")):
     module = importlib.import_module(f"shell_envs.{game}.vector")
-    for name in module.ENCODERS.names():
+    for name in importlib.import_module(f"shell_envs.{game}.encoders").ENCODERS.names():
         del asked[:]
         getattr(module, cls)(2, obs_encoder=name)
         (payload, points), = asked

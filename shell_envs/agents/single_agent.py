@@ -20,7 +20,8 @@ from shell_envs.agents.spec import make_agent
 from shell_envs.agents.what_the_shell import GAME
 from shell_envs.core.validation import choice, flag, reset_needed
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, WhatTheShellEnv
+from shell_envs.what_the_shell.env import AGENTS, WhatTheShellEnv
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS
 from shell_envs.what_the_shell.view import WhatTheShellView
 
 SEATS = ("black", "white", "random")

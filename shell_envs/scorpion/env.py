@@ -7,7 +7,6 @@ from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from shell_envs.core import background
 from shell_envs.core.errors import IllegalMove
@@ -17,21 +16,17 @@ from shell_envs.core.validation import (
     flag,
     integer,
     mapping,
-    positive_int,
     reset_needed,
 )
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.scorpion import rules as engine
-from shell_envs.scorpion.encoders import ENCODERS
-from shell_envs.scorpion.messages import LANGS, refusal, refusal_text
+from shell_envs.scorpion.messages import refusal, refusal_text
+from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
 from shell_envs.scorpion.render import render_ansi, render_rgb
 from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState, check_state
 from shell_envs.scorpion.winnable import pick_winnable_seed
 
-DEFAULT_MAX_MOVES = 1000
-ILLEGAL_ACTIONS = ("reject", "raise")
-REWARDS = ("score", "win")
 _OPTIONS = ("deal", "position", "winnable_only")
 
 
@@ -42,7 +37,8 @@ class ScorpionEnv(gym.Env):
     ``card_index * 7 + column`` (card index = suit * 13 + rank - 1, suits S, H, D, C; column
     0–6), moves that card and everything above it; 364 deals the reserve; with
     ``allow_undo=True``, 365 undoes the last move.  Use [`action_masks`][] (or
-    ``info["action_mask"]``) to see which actions are legal.
+    ``info["action_mask"]``) to see which actions are legal.  ``options`` holds the checked
+    keywords ([`ScorpionOptions`][shell_envs.scorpion.options.ScorpionOptions]).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
@@ -60,18 +56,29 @@ class ScorpionEnv(gym.Env):
         render_mode: str | None = None,
         winnable_only: bool = False,
     ) -> None:
-        self.rules = choice("rules", rules, RULE_SETS)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-        self.allow_undo = flag("allow_undo", allow_undo)
-        self.lang = choice("lang", lang, LANGS)
-        self.reward_mode = choice("reward", reward, REWARDS)
-        self.mask_in_obs = flag("mask_in_obs", mask_in_obs)
-        self.winnable_only = flag("winnable_only", winnable_only)
-        self.max_moves = positive_int("max_moves", max_moves, allow_none=True)
+        self.options = options = ScorpionOptions(
+            rules=rules,
+            obs_encoder=obs_encoder,
+            illegal_action=illegal_action,
+            allow_undo=allow_undo,
+            lang=lang,
+            max_moves=max_moves,
+            reward=reward,
+            mask_in_obs=mask_in_obs,
+            winnable_only=winnable_only,
+        )
         if render_mode is not None:
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.encoder = ENCODERS.create(obs_encoder)
+        self.rules = options.rules
+        self.illegal_action = options.illegal_action
+        self.allow_undo = options.allow_undo
+        self.lang = options.lang
+        self.reward_mode = options.reward
+        self.mask_in_obs = options.mask_in_obs
+        self.winnable_only = options.winnable_only
+        self.max_moves = options.max_moves
+        self.encoder = options.encoder
         if isinstance(obs_encoder, str):
             _compile_in_background(
                 {"rules": self.rules, "obs_encoder": obs_encoder, "allow_undo": self.allow_undo},
@@ -80,17 +87,9 @@ class ScorpionEnv(gym.Env):
         self._fused_step = getattr(self.encoder, "step", None)
         self._raise = self.illegal_action == "raise"
         self._win_reward = self.reward_mode == "win"
-        self.n_actions = engine.N_ACTIONS_UNDO if self.allow_undo else engine.N_ACTIONS
-        self.action_space = spaces.Discrete(self.n_actions)
-        if self.mask_in_obs:
-            self.observation_space = spaces.Dict(
-                {
-                    "observation": self.encoder.space,
-                    "action_mask": spaces.MultiBinary(self.n_actions),
-                }
-            )
-        else:
-            self.observation_space = self.encoder.space
+        self.n_actions = options.n_actions
+        self.action_space = options.action_space
+        self.observation_space = options.observation_space
         self._state = ScorpionState.from_number(0, self.rules)
         self._mask = np.zeros(self.n_actions, np.bool_)
         self._n_legal = 0

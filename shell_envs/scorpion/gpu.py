@@ -40,7 +40,7 @@ from shell_envs.core.validation import choice, flag, integer, reset_needed
 from shell_envs.scorpion import kernels, vector
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.deals import deal_pool, next_deal
-from shell_envs.scorpion.env import DEFAULT_MAX_MOVES
+from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
 
 __all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures"]
 
@@ -187,19 +187,6 @@ class ScorpionGpuVectorEnv(VectorEnv):
     waits for the GPU (one small copy per step); the default ``"reject"`` never waits.
     """
 
-    # set by configure(), which the CPU env shares
-    rules: str
-    illegal_action: str
-    lang: str
-    reward_mode: str
-    allow_undo: bool
-    mask_in_obs: bool
-    max_moves: int
-    encoder: Any
-    n_actions: int
-    _rule: int
-    _kind: int
-
     def __init__(
         self,
         num_envs: int,
@@ -217,14 +204,39 @@ class ScorpionGpuVectorEnv(VectorEnv):
         layout: str = "soa",
         device: Any = "cuda",
     ) -> None:
-        autoreset_mode = vector.configure(self, num_envs, rules, obs_encoder, illegal_action,
-                                          allow_undo, lang, max_moves, reward, mask_in_obs,
-                                          autoreset_mode, render_mode)  # fmt: skip
+        self.options = options = ScorpionOptions(
+            rules=rules,
+            obs_encoder=obs_encoder,
+            illegal_action=illegal_action,
+            allow_undo=allow_undo,
+            lang=lang,
+            max_moves=max_moves,
+            reward=reward,
+            mask_in_obs=mask_in_obs,
+        )
+        self.num_envs, autoreset_mode = vector.batch_keywords(num_envs, autoreset_mode,
+                                                              render_mode)  # fmt: skip
         if autoreset_mode != "next_step":
             raise ValueError(
                 "on the GPU, autoreset_mode must be 'next_step' (same_step's final_obs holds "
                 "one host object per ended game, which would stop the GPU every step)"
             )
+        self.autoreset_mode = vector.AUTORESET_MODES[autoreset_mode]
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        self.render_mode = None
+        self.rules = options.rules
+        self.illegal_action = options.illegal_action
+        self.lang = options.lang
+        self.reward_mode = options.reward
+        self.allow_undo = options.allow_undo
+        self.mask_in_obs = options.mask_in_obs
+        self.max_moves = options.max_moves or 0
+        self.encoder = options.encoder
+        self.n_actions = options.n_actions
+        self._rule = options.rule_index
+        self._kind = vector.encoder_kind(self.encoder)
+        (self.single_observation_space, self.single_action_space, self.observation_space,
+         self.action_space) = vector.batch_spaces(options, self.num_envs)  # fmt: skip
         if self._kind < 0:
             raise ValueError(
                 "on the GPU, obs_encoder must be one of the built-in encoders 'tableau' or "

@@ -29,7 +29,6 @@ from shell_envs.core.rows import row
 from shell_envs.core.validation import (
     action_index,
     choice,
-    flag,
     integer,
     mapping,
     positive_int,
@@ -38,8 +37,7 @@ from shell_envs.core.validation import (
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.deals import deal_pool, draw_deals
-from shell_envs.scorpion.encoders import ENCODERS, CardsEncoder, TableauEncoder
-from shell_envs.scorpion.env import DEFAULT_MAX_MOVES, ILLEGAL_ACTIONS, REWARDS
+from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
 from shell_envs.scorpion.kernels import (
     CARDS,
     INFO_ARRAYS,
@@ -52,8 +50,8 @@ from shell_envs.scorpion.kernels import (
     reset_game,
     step_game,
 )
-from shell_envs.scorpion.messages import LANGS, refusal
-from shell_envs.scorpion.rules import RULE_SETS
+from shell_envs.scorpion.messages import refusal
+from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState
 
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
@@ -189,41 +187,34 @@ def explain_action(arrays: engine.StateArrays, action: Any, n_actions: int, allo
     return refusal(arrays, action, a, n_actions, allow_undo, n_legal, lang)
 
 
-def configure(env: Any, num_envs: int, rules: str, obs_encoder: Any, illegal_action: str,
-              allow_undo: bool, lang: str, max_moves: int | None, reward: str, mask_in_obs: bool,
-              autoreset_mode: str | AutoresetMode, render_mode: str | None) -> str:  # fmt: skip
-    """Check the keywords of a batched Scorpion env and set its options and spaces on ``env``
-    (the CPU env and the GPU env alike); returns the name of the autoreset mode."""
-    env.rules = choice("rules", rules, RULE_SETS)
-    env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
-    env.lang = choice("lang", lang, LANGS)
-    env.reward_mode = choice("reward", reward, REWARDS)
+def batch_keywords(num_envs: int, autoreset_mode: str | AutoresetMode,
+                   render_mode: str | None) -> tuple[int, str]:  # fmt: skip
+    """The checked keywords that only the batched Scorpion envs take (the CPU env and the GPU
+    env alike): ``(num_envs, the name of the autoreset mode)``; they do not render."""
     if isinstance(autoreset_mode, AutoresetMode):
         autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
     choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
     if render_mode is not None:
         raise ValueError("the batched Scorpion env does not render; use the single env")
-    env.num_envs = positive_int("num_envs", num_envs)
-    env.allow_undo = flag("allow_undo", allow_undo)
-    env.mask_in_obs = flag("mask_in_obs", mask_in_obs)
-    env.max_moves = positive_int("max_moves", max_moves, allow_none=True) or 0
-    env.render_mode = None
-    env.autoreset_mode = AUTORESET_MODES[autoreset_mode]
-    env.metadata = {"autoreset_mode": env.autoreset_mode}
-    env._rule = RULE_SETS.index(env.rules)
-    env.encoder = ENCODERS.create(obs_encoder)
-    env._kind = {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(env.encoder), -1)
-    env.n_actions = engine.N_ACTIONS_UNDO if env.allow_undo else engine.N_ACTIONS
-    env.single_action_space = spaces.Discrete(env.n_actions)
-    env.action_space = spaces.MultiDiscrete(np.full(env.num_envs, env.n_actions))
-    if env.mask_in_obs:
-        env.single_observation_space = spaces.Dict(
-            {"observation": env.encoder.space, "action_mask": spaces.MultiBinary(env.n_actions)}
-        )
-    else:
-        env.single_observation_space = env.encoder.space
-    env.observation_space = batch_space(env.single_observation_space, env.num_envs)
-    return autoreset_mode
+    return positive_int("num_envs", num_envs), autoreset_mode
+
+
+def batch_spaces(options: ScorpionOptions, n: int) -> tuple[spaces.Space, ...]:
+    """``(single_observation_space, single_action_space, observation_space, action_space)``
+    of ``n`` batched games with ``options``."""
+    single = options.observation_space
+    return (
+        single,
+        options.action_space,
+        batch_space(single, n),
+        spaces.MultiDiscrete(np.full(n, options.n_actions)),
+    )
+
+
+def encoder_kind(encoder: Any) -> int:
+    """The built-in encoder the kernels run for ``encoder`` (`TABLEAU`, `CARDS`), or -1 for a
+    custom one, encoded outside the kernels."""
+    return {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(encoder), -1)
 
 
 def reset_request(seed: Any, options: dict[str, Any] | None, n: int) -> tuple[list, list | None]:
@@ -265,21 +256,9 @@ class ScorpionVectorEnv(VectorEnv):
     ``final_obs`` (an object array: each ended game's last observation, None elsewhere),
     ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game ended.  With
     ``"next_step"``, the masks returned with a game's last observation are all True: the next
-    step resets that game and ignores its action.
+    step resets that game and ignores its action.  ``options`` holds the checked keywords the
+    single env shares ([`ScorpionOptions`][shell_envs.scorpion.options.ScorpionOptions]).
     """
-
-    # set by configure(), which the GPU env shares
-    rules: str
-    illegal_action: str
-    lang: str
-    reward_mode: str
-    allow_undo: bool
-    mask_in_obs: bool
-    max_moves: int
-    encoder: Any
-    n_actions: int
-    _rule: int
-    _kind: int
 
     def __init__(
         self,
@@ -295,9 +274,33 @@ class ScorpionVectorEnv(VectorEnv):
         autoreset_mode: str | AutoresetMode = "next_step",
         render_mode: str | None = None,
     ) -> None:
-        autoreset_mode = configure(self, num_envs, rules, obs_encoder, illegal_action, allow_undo,
-                                   lang, max_moves, reward, mask_in_obs, autoreset_mode,
-                                   render_mode)  # fmt: skip
+        self.options = options = ScorpionOptions(
+            rules=rules,
+            obs_encoder=obs_encoder,
+            illegal_action=illegal_action,
+            allow_undo=allow_undo,
+            lang=lang,
+            max_moves=max_moves,
+            reward=reward,
+            mask_in_obs=mask_in_obs,
+        )
+        self.num_envs, autoreset_mode = batch_keywords(num_envs, autoreset_mode, render_mode)
+        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
+        self.render_mode = None
+        self.rules = options.rules
+        self.illegal_action = options.illegal_action
+        self.lang = options.lang
+        self.reward_mode = options.reward
+        self.allow_undo = options.allow_undo
+        self.mask_in_obs = options.mask_in_obs
+        self.max_moves = options.max_moves or 0
+        self.encoder = options.encoder
+        self.n_actions = options.n_actions
+        self._rule = options.rule_index
+        self._kind = encoder_kind(self.encoder)
+        (self.single_observation_space, self.single_action_space, self.observation_space,
+         self.action_space) = batch_spaces(options, self.num_envs)  # fmt: skip
         self._same_step = autoreset_mode == "same_step"
         # a user's encoder object (its own observation type) compiles in the foreground
         if not (isinstance(obs_encoder, str) and _compile_in_background()):

@@ -17,10 +17,11 @@ from pettingzoo import ParallelEnv
 from shell_envs.core import background
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
-from shell_envs.core.validation import choice, mapping, positive_int, reset_needed
+from shell_envs.core.validation import choice, mapping, reset_needed
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.encoders import ENCODERS, PlanesEncoder, encode_planes
+from shell_envs.what_the_shell.encoders import PlanesEncoder, encode_planes
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
 from shell_envs.what_the_shell.position import (
     arrays_to_position,
     cell_name,
@@ -32,8 +33,6 @@ from shell_envs.what_the_shell.state import GameState, check_state
 
 AGENTS = ("black", "white")
 PLAYER = {"black": rules.BLACK, "white": rules.WHITE}
-DEFAULT_MAX_ROUNDS = 200
-ILLEGAL_ACTION_MODES = ("lose", "raise")
 RESULT = {
     rules.BLACK_WINS: {"black": 1.0, "white": -1.0},
     rules.WHITE_WINS: {"black": -1.0, "white": 1.0},
@@ -72,6 +71,9 @@ class WhatTheShellEnv(ParallelEnv):
         obs_encoder: a registered encoder name (``"planes"``, ``"flat"``) or an encoder object.
         max_rounds: rounds after which the game is truncated (both rewards 0).
         illegal_action: ``"lose"`` (the offender loses, the board is unchanged) or ``"raise"``.
+
+    ``options`` holds the checked keywords
+    ([`WhatTheShellOptions`][shell_envs.what_the_shell.options.WhatTheShellOptions]).
     """
 
     metadata: dict[str, Any] = {
@@ -91,23 +93,20 @@ class WhatTheShellEnv(ParallelEnv):
         if render_mode is not None:
             choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
-        self.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-        self.encoder = ENCODERS.create(obs_encoder)
+        self.options = options = WhatTheShellOptions(
+            obs_encoder=obs_encoder, max_rounds=max_rounds, illegal_action=illegal_action
+        )
+        self.max_rounds = options.max_rounds
+        self.illegal_action = options.illegal_action
+        self.encoder = options.encoder
         if isinstance(obs_encoder, str):
             _compile_in_background(obs_encoder, self.encoder)
         self._encode_pair = getattr(self.encoder, "encode_pair", None)
         self._step_pair = getattr(self.encoder, "step_pair", None)
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
-        mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
-        self.observation_spaces = {
-            a: spaces.Dict({"observation": self.encoder.space, "action_mask": mask_space})
-            for a in AGENTS
-        }
-        self.action_spaces: dict[str, spaces.Space] = {
-            a: spaces.Discrete(rules.CELLS) for a in AGENTS
-        }
+        self.observation_spaces = {a: options.observation_space for a in AGENTS}
+        self.action_spaces: dict[str, spaces.Space] = {a: options.action_space for a in AGENTS}
         self.state_space = PlanesEncoder().space
         self._window: HumanWindow | None = None
         self._info = np.zeros(rules.INFO_SIZE, dtype=np.int32)

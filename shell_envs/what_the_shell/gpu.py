@@ -24,11 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from shell_envs.core import cuda
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, reset_needed
+from shell_envs.core.validation import choice, flag, positive_int, reset_needed
 from shell_envs.what_the_shell import kernels, rules, vector
 from shell_envs.what_the_shell.encoders import (
     N_PLANES,
@@ -37,8 +36,9 @@ from shell_envs.what_the_shell.encoders import (
     PlanesUint8Encoder,
     fill_flat_pair,
 )
-from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS
+from shell_envs.what_the_shell.env import AGENTS
 from shell_envs.what_the_shell.kernels import FLAT, PLANES, PLANES_UINT8
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
 
 LAYOUTS = cuda.LAYOUTS
 _KINDS = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8, FlatEncoder: FLAT}
@@ -154,17 +154,6 @@ class WhatTheShellGpuVectorEnv:
 
     metadata = vector.WhatTheShellVectorEnv.metadata
     autoreset_mode = vector.WhatTheShellVectorEnv.autoreset_mode
-    # set by vector.configure, as on the CPU env
-    num_envs: int
-    max_rounds: int
-    illegal_action: str
-    copy: bool
-    encoder: Any
-    possible_agents: list[str]
-    single_observation_space: spaces.Space
-    single_action_space: spaces.Space
-    observation_space: spaces.Space
-    action_space: spaces.Space
 
     def __init__(
         self,
@@ -176,7 +165,17 @@ class WhatTheShellGpuVectorEnv:
         layout: str = "soa",
         device: Any = "cuda",
     ) -> None:
-        vector.configure(self, num_envs, obs_encoder, max_rounds, illegal_action, copy)
+        self.num_envs = positive_int("num_envs", num_envs)
+        self.options = options = WhatTheShellOptions(
+            obs_encoder=obs_encoder, max_rounds=max_rounds, illegal_action=illegal_action
+        )
+        self.copy = flag("copy", copy)
+        self.max_rounds = options.max_rounds
+        self.illegal_action = options.illegal_action
+        self.encoder = options.encoder
+        self.possible_agents = list(AGENTS)
+        (self.single_observation_space, self.single_action_space, self.observation_space,
+         self.action_space) = vector.batch_spaces(options, self.num_envs)  # fmt: skip
         self.layout = choice("layout", layout, LAYOUTS)
         if type(self.encoder) not in _KINDS:
             raise ValueError(

@@ -21,17 +21,17 @@ from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_parallel, prange
 from shell_envs.core.rows import row
-from shell_envs.core.validation import choice, flag, mapping, positive_int, reset_needed
+from shell_envs.core.validation import flag, mapping, positive_int, reset_needed
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.what_the_shell import encoders, rules
 from shell_envs.what_the_shell.encoders import (
-    ENCODERS,
     N_PLANES,
     PlanesEncoder,
     PlanesUint8Encoder,
 )
-from shell_envs.what_the_shell.env import AGENTS, DEFAULT_MAX_ROUNDS, ILLEGAL_ACTION_MODES
+from shell_envs.what_the_shell.env import AGENTS
 from shell_envs.what_the_shell.kernels import OTHER, PLANES, PLANES_UINT8, STATE, step_game
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
 from shell_envs.what_the_shell.position import describe_illegal
 from shell_envs.what_the_shell.state import GameState
 
@@ -114,39 +114,23 @@ def infos_of(report: Any, flags: Any) -> dict[str, Any]:
     return infos
 
 
-def configure(
-    env: Any, num_envs: int, obs_encoder: Any, max_rounds: int, illegal_action: str, copy: bool
-) -> None:
-    """Check a batched env's options and set them on ``env`` with its agents and spaces (the
-    CPU and GPU batched envs share them); a bad option raises ``ValueError``."""
-    env.num_envs = positive_int("num_envs", num_envs)
-    env.max_rounds = positive_int("max_rounds", max_rounds, high=2**31 - 1)
-    env.illegal_action = choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
-    env.copy = flag("copy", copy)
-    env.encoder = ENCODERS.create(obs_encoder)
-    env.possible_agents = list(AGENTS)
-    (env.single_observation_space, env.single_action_space, env.observation_space,
-     env.action_space) = batch_spaces(env.encoder, env.num_envs)  # fmt: skip
-
-
-def batch_spaces(encoder: Any, n: int) -> tuple[spaces.Space, ...]:
+def batch_spaces(options: WhatTheShellOptions, n: int) -> tuple[spaces.Space, ...]:
     """``(single_observation_space, single_action_space, observation_space, action_space)``
-    of ``n`` batched games observed by ``encoder``."""
-    mask_space = spaces.Box(0, 1, (rules.CELLS,), np.int8)
-    single = spaces.Dict({"observation": encoder.space, "action_mask": mask_space})
+    of ``n`` batched games with ``options``."""
+    space = options.encoder.space
     batched = spaces.Dict(
         {
             "observation": spaces.Box(
-                np.broadcast_to(encoder.space.low, (n, *encoder.space.shape)),
-                np.broadcast_to(encoder.space.high, (n, *encoder.space.shape)),
-                dtype=encoder.space.dtype,
+                np.broadcast_to(space.low, (n, *space.shape)),
+                np.broadcast_to(space.high, (n, *space.shape)),
+                dtype=space.dtype,
             ),
             "action_mask": spaces.Box(0, 1, (n, rules.CELLS), np.int8),
         }
     )
     return (
-        single,
-        spaces.Discrete(rules.CELLS),
+        options.observation_space,
+        options.action_space,
         batched,
         spaces.MultiDiscrete(np.full(n, rules.CELLS)),
     )
@@ -204,21 +188,12 @@ class WhatTheShellVectorEnv:
     ``copy=True`` (default) every step returns arrays that no later step overwrites; their
     memory is recycled only once nothing outside the env refers to them any more (not even a
     view), which spares the page faults of fresh multi-megabyte arrays on every step.
+    ``options`` holds the checked keywords the parallel env shares
+    ([`WhatTheShellOptions`][shell_envs.what_the_shell.options.WhatTheShellOptions]).
     """
 
     metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": AutoresetMode.NEXT_STEP}
     autoreset_mode = AutoresetMode.NEXT_STEP  # as Gymnasium's vector envs expose it
-    # set by configure(), which the GPU env shares
-    num_envs: int
-    max_rounds: int
-    illegal_action: str
-    copy: bool
-    encoder: Any
-    possible_agents: list[str]
-    single_observation_space: spaces.Space
-    single_action_space: spaces.Space
-    observation_space: spaces.Space
-    action_space: spaces.Space
 
     def __init__(
         self,
@@ -228,7 +203,17 @@ class WhatTheShellVectorEnv:
         illegal_action: str = "lose",
         copy: bool = True,
     ) -> None:
-        configure(self, num_envs, obs_encoder, max_rounds, illegal_action, copy)
+        self.num_envs = positive_int("num_envs", num_envs)
+        self.options = options = WhatTheShellOptions(
+            obs_encoder=obs_encoder, max_rounds=max_rounds, illegal_action=illegal_action
+        )
+        self.copy = flag("copy", copy)
+        self.max_rounds = options.max_rounds
+        self.illegal_action = options.illegal_action
+        self.encoder = options.encoder
+        self.possible_agents = list(AGENTS)
+        (self.single_observation_space, self.single_action_space, self.observation_space,
+         self.action_space) = batch_spaces(options, self.num_envs)  # fmt: skip
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
