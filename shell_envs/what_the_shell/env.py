@@ -24,6 +24,7 @@ from shell_envs.what_the_shell import messages, rules
 from shell_envs.what_the_shell.encoders import ENCODERS, PlanesEncoder, encode_planes
 from shell_envs.what_the_shell.messages import (
     LOSS,
+    NO_REASONS,
     NO_REPORT,
     PLAYER_OUTCOMES,
     WIN,
@@ -244,7 +245,8 @@ class WhatTheShellEnv(ParallelEnv):
         terminated = outcome != rules.ONGOING
         truncated = not terminated and rounds >= self.max_rounds
         rewards = RESULT[outcome] if terminated else NO_REWARD
-        infos = player_infos(self._info.tolist(), rounds, sudden_death, PLAYER_OUTCOMES[outcome])
+        outcomes = PLAYER_OUTCOMES[outcome]
+        infos = player_infos(self._info.tolist(), rounds, sudden_death, outcomes, NO_REASONS)
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":

@@ -5,13 +5,13 @@ The one table of refusal codes and their words, and the one way to find a code a
 ([`refusal`][]), for the single env, the batched env and the command line alike (the game is
 played in English only), as `shell_envs.scorpion.messages` is for Scorpion.  The info schema
 (`INFO_SCHEMA`) lives here too, beside the codes its values carry: the single env's
-per-player infos ([`player_infos`][]) and the batched env's info arrays
+per-player infos (`player_infos`) and the batched env's info arrays
 (`BATCH_INFO_FIELDS`) are both derived from it.
 """
 
 from __future__ import annotations
 
-from operator import itemgetter
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -120,44 +120,55 @@ INFO_KEYS = tuple(k.key for k in INFO_SCHEMA)
 NO_REPORT = (0,) * rules.INFO_SIZE  # the info array of a step where nothing was played
 
 
-def _slot_getter(player: str) -> Any:
-    """The values of ``player``'s info, in `INFO_KEYS` order, from a list of slots; a bool
-    key reading a number slot gets a slot of its own, the number as a bool."""
-    slots = []
-    for k in INFO_SCHEMA:
-        slot = getattr(k, player)
-        slots.append(_AS_BOOL.index(slot) + len(_SLOTS) if k.kind is bool else slot)
-    return itemgetter(*slots)
+NO_REASONS = (LEGAL, LEGAL)  # the refusal codes of a step where both actions were legal
+PlayerInfos = Callable[
+    [Sequence[int], int, int, tuple[int, int], tuple[int, int]], dict[str, dict[str, Any]]
+]
 
 
-_SLOTS = range(S_REASON_W + 1)
-_AS_BOOL = tuple(sorted({s for k in INFO_SCHEMA if k.kind is bool for s in (k.black, k.white)}))
-_BLACK, _WHITE = _slot_getter("black"), _slot_getter("white")
+def _write_out() -> PlayerInfos:
+    """`player_infos`, written out from `INFO_SCHEMA` as two dict displays (as
+    `dataclasses` writes a class's ``__init__``): as fast as dicts written by hand, which
+    every step pays for, yet the schema stays the one place that says what goes where."""
+    booleans = sorted({s for k in INFO_SCHEMA if k.kind is bool for s in (k.black, k.white)})
+
+    def value(kind: type, slot: int) -> str:
+        return f"b{slot}" if kind is bool else f"s{slot}"
+
+    def display(player: str) -> str:
+        items = (f"{k.key!r}: {value(k.kind, getattr(k, player))}" for k in INFO_SCHEMA)
+        return "{" + ", ".join(items) + "}"
+
+    source = "\n".join(
+        [
+            "def player_infos(report, rounds, sudden_death, outcomes, reasons):",
+            f"    {', '.join(f's{i}' for i in range(rules.INFO_SIZE))}, = report",
+            f"    s{S_ROUND}, s{S_SUDDEN_DEATH} = rounds, sudden_death",
+            f"    s{S_OUTCOME_B}, s{S_OUTCOME_W} = outcomes",
+            f"    s{S_REASON_B}, s{S_REASON_W} = reasons",
+            *(f"    b{s} = s{s} != 0" for s in booleans),
+            f"    return {{'black': {display('black')}, 'white': {display('white')}}}",
+        ]
+    )
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<{__name__}.player_infos>", "exec"), namespace)
+    function: PlayerInfos = namespace["player_infos"]
+    function.__module__ = __name__
+    function.__doc__ = """Both players' infos, each from its side: the rules' info array
+    ``report`` (a list, `rules.INFO_SIZE` long), the round count, the sudden-death flag
+    (0 or 1), the players' outcome codes (`OUTCOMES`) and refusal codes (`ILLEGAL_REASONS`),
+    each ``(black's, white's)``."""
+    return function
 
 
-def player_infos(
-    report: list[int] | tuple[int, ...],
-    rounds: int,
-    sudden_death: int,
-    outcomes: tuple[int, int] = (0, 0),
-    reasons: tuple[int, int] = (LEGAL, LEGAL),
-) -> dict[str, dict[str, Any]]:
-    """Both players' infos, each from its side: the rules' info array ``report`` (a list,
-    `rules.INFO_SIZE` long), the round count, the sudden-death flag, the players' outcome
-    codes (`OUTCOMES`) and refusal codes (`ILLEGAL_REASONS`)."""
-    values = [*report, rounds, sudden_death, *outcomes, *reasons]
-    values += [values[s] != 0 for s in _AS_BOOL]
-    return {
-        "black": dict(zip(INFO_KEYS, _BLACK(values), strict=True)),
-        "white": dict(zip(INFO_KEYS, _WHITE(values), strict=True)),
-    }
+player_infos = _write_out()
 
 
 def quiet_infos(meta: np.ndarray) -> dict[str, dict[str, Any]]:
     """Both players' infos where nothing was played (a reset, a state set) in the game of
     ``meta``: its round and sudden death, zero counts."""
     _, sudden_death, rounds, _ = meta.tolist()
-    return player_infos(NO_REPORT, rounds, sudden_death)
+    return player_infos(NO_REPORT, rounds, sudden_death, (0, 0), NO_REASONS)
 
 
 def _batch_names() -> tuple[str, ...]:

@@ -43,8 +43,13 @@ REPORT_FIELDS = (*BATCH_INFO_FIELDS, "round", "sudden_death", "illegal")
 _COLLISION = BATCH_INFO_FIELDS.index("collision")
 # rows of the per-step flags the kernel writes: termination and truncation of each player,
 # then the infos that are booleans (their report rows hold the same as 0 or 1)
-FLAG_FIELDS = ("terminated_black", "terminated_white", "truncated_black", "truncated_white",
-               *BATCH_FLAGS)  # fmt: skip
+FLAG_FIELDS = (
+    "terminated_black",
+    "terminated_white",
+    "truncated_black",
+    "truncated_white",
+    *BATCH_FLAGS,
+)
 
 
 @jit_inline
