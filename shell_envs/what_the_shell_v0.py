@@ -16,14 +16,8 @@ from pettingzoo.utils.conversions import parallel_to_aec_wrapper
 
 from shell_envs.core import validation
 from shell_envs.what_the_shell.encoders import register_encoder
-from shell_envs.what_the_shell.env import (
-    ILLEGAL_REASONS,
-    INFO_KEYS,
-    OUTCOMES,
-    WhatTheShellEnv,
-    _infos,
-)
-from shell_envs.what_the_shell.rules import ROUNDS, SUDDEN_DEATH
+from shell_envs.what_the_shell.env import WhatTheShellEnv
+from shell_envs.what_the_shell.messages import ILLEGAL_REASONS, INFO_KEYS, OUTCOMES, quiet_infos
 from shell_envs.what_the_shell.state import GameState
 from shell_envs.what_the_shell.vector import WhatTheShellVectorEnv
 
@@ -81,7 +75,7 @@ class WhatTheShellAEC(parallel_to_aec_wrapper):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.rewards = dict.fromkeys(self.agents, 0)
-        infos = _infos(int(env.meta[ROUNDS]), bool(env.meta[SUDDEN_DEATH]))
+        infos = quiet_infos(env.meta)
         self.infos = {agent: infos[agent] for agent in self.agents}
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
         self.new_agents: list[str] = []

@@ -16,7 +16,14 @@ from gymnasium.vector import AutoresetMode
 
 import shell_envs  # noqa: F401  (registers the ids)
 from shell_envs import what_the_shell_v0
-from shell_envs.what_the_shell.env import ILLEGAL_REASONS, INFO_KEYS, OUTCOMES
+from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.messages import (
+    BATCH_INFO_FIELDS,
+    ILLEGAL_REASONS,
+    INFO_KEYS,
+    INFO_SCHEMA,
+    OUTCOMES,
+)
 
 
 def schema(info: dict[str, Any]) -> dict[str, Any]:
@@ -114,6 +121,31 @@ def test_single_agent_what_the_shell_infos_keep_one_schema(illegal):
         assert info["illegal"] == (illegal and info["round"] == 2)
         _, info = env.reset()
         assert schema(info) == expected
+
+
+def test_what_the_shell_single_and_batched_infos_are_read_from_one_schema():
+    """Each per-player info that the rules' info array reports equals the batched env's row
+    of the same slot, for black and for white, round after round of the same game."""
+    single = what_the_shell_v0.parallel_env()
+    batched = what_the_shell_v0.vector_env(1)
+    rng = np.random.default_rng(6)
+    obs, _ = single.reset(seed=0)
+    batched.reset(seed=0)
+    reported = [k for k in INFO_SCHEMA if k.black < rules.INFO_SIZE]
+    assert {BATCH_INFO_FIELDS[k.black] for k in reported} == set(BATCH_INFO_FIELDS)
+    rounds = 0
+    while single.agents:
+        actions = {a: random_action(obs[a]["action_mask"], rng) for a in ("black", "white")}
+        obs, _, _, _, infos = single.step(actions)
+        _, _, _, _, batch = batched.step({a: np.array([c]) for a, c in actions.items()})
+        rounds += 1
+        for k in reported:
+            assert infos["black"][k.key] == batch[BATCH_INFO_FIELDS[k.black]][0], k.key
+            assert infos["white"][k.key] == batch[BATCH_INFO_FIELDS[k.white]][0], k.key
+        for agent in ("black", "white"):
+            assert infos[agent]["round"] == batch["round"][0] == rounds
+            assert infos[agent]["sudden_death"] == batch["sudden_death"][0]
+    assert rounds > 5
 
 
 def test_what_the_shell_vector_infos_keep_one_schema_and_masks_after_an_end():

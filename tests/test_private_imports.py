@@ -26,14 +26,6 @@ from tests.test_layers import ROOT, _absolute, modules_of, write_package
 PAGE = ROOT / "docs" / "deprecations.md"
 ROW = re.compile(r"^\| `([\w.]+)` \| `[\w.]+` \| [\d.]+ \| [\d.]+ \|$", re.M)
 
-# Violations still written in other helpers' files of issue 53 (the agents, What the Shell's
-# vector env and what_the_shell_v0): the lead empties this list when their branches
-# are merged.  An entry that no longer occurs fails the test too, so the list cannot rot.
-KNOWN = {
-    ("shell_envs/what_the_shell/kernels.py", "shell_envs.what_the_shell.encoders._fill"),
-    ("shell_envs/what_the_shell_v0.py", "shell_envs.what_the_shell.env._infos"),
-}
-
 
 @dataclass(frozen=True)
 class Use:
@@ -135,22 +127,14 @@ def uses(root: Path, package: str, deprecated: set[str]) -> list[Use]:
     ]
 
 
-def problems(
-    root: Path, package: str, deprecated: set[str], known: set[tuple[str, str]] | None = None
-) -> list[str]:
-    """One line per use not in ``known`` (``(file, name)``), and one per entry of ``known``
-    that no longer occurs."""
-    known = known or set()
+def problems(root: Path, package: str, deprecated: set[str]) -> list[str]:
+    """One line per use of another module's private name or of a deprecated name."""
     found = sorted(uses(root, package, deprecated), key=lambda u: (u.path, u.line, u.name))
     lines = []
     for use in found:
-        if (use.path.relative_to(root).as_posix(), use.name) in known:
-            continue
         what = "another module's private name" if use.why == "private" else "a deprecated name"
         lines.append(f"{use.where(root)} uses {use.name}, {what}")
-    seen = {(u.path.relative_to(root).as_posix(), u.name) for u in found}
-    gone = sorted(known - seen)
-    return lines + [f"{file}: {name} no longer occurs: drop it from KNOWN" for file, name in gone]
+    return lines
 
 
 # -- the checker, tried on small packages ----------------------------------------------------
@@ -205,23 +189,14 @@ def test_the_checker_finds_private_and_deprecated_names(tmp_path: Path) -> None:
                 """,
         },
     )
-    assert problems(root, "toy", TOY_DEPRECATED, {("toy/games/view.py", "toy.gone._x")}) == [
+    assert problems(root, "toy", TOY_DEPRECATED) == [
         "toy/games/view.py:3 uses toy.games.old, a deprecated name",
         "toy/games/view.py:5 uses toy.core.jit._cache, another module's private name",
         "toy/games/view.py:6 uses toy.games.rules.OLD, a deprecated name",
         "toy/games/view.py:10 uses toy.games.old, a deprecated name",
         "toy/games/view.py:11 uses toy.core.jit._cache, another module's private name",
         "toy/games/view.py:11 uses toy.games.old.thing, a deprecated name",
-        "toy/games/view.py: toy.gone._x no longer occurs: drop it from KNOWN",
     ]
-
-
-def test_known_entries_are_allowed(tmp_path: Path) -> None:
-    root = write_package(
-        tmp_path, {**TOY, "toy/games/view.py": "from toy.core.jit import _cache\n"}
-    )
-    known = {("toy/games/view.py", "toy.core.jit._cache")}
-    assert problems(root, "toy", TOY_DEPRECATED, known) == []
 
 
 # -- the package itself -----------------------------------------------------------------------
@@ -232,6 +207,6 @@ def test_the_page_lists_deprecated_names() -> None:
 
 
 def test_no_module_uses_a_private_or_deprecated_name_of_another() -> None:
-    found = problems(ROOT, "shell_envs", deprecated_names(), KNOWN)
+    found = problems(ROOT, "shell_envs", deprecated_names())
     print("\n".join(found))
     assert not found, f"{len(found)} uses:\n" + "\n".join(found)

@@ -16,7 +16,18 @@ from shell_envs.core.jit import jit_inline
 SIZE = 9
 CELLS = SIZE * SIZE  # the actions 0–80
 
-__all__ = ["CELLS", "SIZE", "cell_at", "cell_at_plain", "row_col", "row_col_plain"]
+COLUMNS = "abcdefghi"  # a cell's name is its column letter and its row number: "e5"
+
+__all__ = [
+    "CELLS",
+    "COLUMNS",
+    "SIZE",
+    "cell_at",
+    "cell_at_plain",
+    "cell_name",
+    "row_col",
+    "row_col_plain",
+]
 
 # the codec works on one index or elementwise on arrays of them
 Index = TypeVar("Index", int, np.ndarray)
@@ -38,3 +49,10 @@ def row_col(cell: Index) -> tuple[Index, Index]:
 # Python compiles it first, which import time should not pay.
 cell_at_plain = getattr(cell_at, "py_func", cell_at)
 row_col_plain = getattr(row_col, "py_func", row_col)
+
+
+def cell_name(index: int | np.integer) -> str:
+    """``0`` → ``"a1"``, ``40`` → ``"e5"``, ``80`` → ``"i9"``: the name players use for a cell
+    (the refusals' words, positions and the command line all name cells this way)."""
+    row, col = row_col_plain(int(index))
+    return f"{COLUMNS[col]}{row + 1}"

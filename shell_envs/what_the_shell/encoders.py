@@ -4,9 +4,9 @@ An encoder has a ``space`` (a gymnasium ``Box``) and ``encode(board, eggs, meta,
 returning a fresh array in that space; ``player`` is ``rules.BLACK`` or ``rules.WHITE``.
 An encoder may also define ``encode_pair(board, eggs, meta)`` returning ``(black_obs,
 white_obs)``, and ``step_pair(board, eggs, meta, black_cell, white_cell, info)`` returning
-``(outcome, black_obs, white_obs, mask)`` after `rules.try_step` (outcome ``ILLEGAL``
-and nothing played when a cell is illegal); the env then makes a single
-native call per round (the built-in encoders do); ``fill_batch(board, eggs, meta,
+``(outcome, black_obs, white_obs, mask)``: `rules.step_and_observe` given its
+``encode_pair`` (outcome ``ILLEGAL`` and nothing played when a cell is illegal); the env then
+makes a single native call per round (the built-in encoders do); ``fill_batch(board, eggs, meta,
 black_out, white_out)`` writes ``N`` games' observations into ``(N, ...)`` buffers for the
 batched env.
 Register your own with [`register_encoder`][].
@@ -14,6 +14,7 @@ Register your own with [`register_encoder`][].
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -30,8 +31,17 @@ FLAT_SIZE = 4 * rules.CELLS + 1
 
 
 @jit_inline
-def _fill(board, eggs, meta, player, out, one):
-    """Write the five planes, flattened to ``(5, 81)``, into ``out``; ``one`` is full scale.
+def fill_planes(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    player: int,
+    out: np.ndarray,
+    one: float | np.uint8,
+) -> None:
+    """Write ``player``'s five planes, flattened to ``(5, 81)``, into ``out``; ``one`` is full
+    scale (1.0, or 255 for ``uint8``): the one observation writer of every encoder, batch loop
+    and GPU kernel.
 
     Branch-free (comparisons times ``one``: boards are random, branches mispredict), one
     simple loop per plane so that each one compiles to vector instructions.
@@ -55,7 +65,7 @@ def _fill(board, eggs, meta, player, out, one):
 def encode_planes(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> np.ndarray:
     """Planes ``float32[5, 9, 9]``; see [`PlanesEncoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
-    _fill(board, eggs, meta, player, out, 1.0)
+    fill_planes(board, eggs, meta, player, out, 1.0)
     return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
 
 
@@ -63,7 +73,7 @@ def encode_planes(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player:
 def encode_flat(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: int) -> np.ndarray:
     """Flat ``float32[325]``; see [`FlatEncoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.float32)
-    _fill(board, eggs, meta, player, out, 1.0)
+    fill_planes(board, eggs, meta, player, out, 1.0)
     flat = np.empty(FLAT_SIZE, dtype=np.float32)
     _flatten(out, flat)
     return flat
@@ -97,15 +107,6 @@ def encode_flat_pair(
 
 
 @jit
-def legal_mask(board: np.ndarray) -> np.ndarray:
-    """``int8[81]``: 1 on the empty cells (both players' legal actions)."""
-    mask = np.empty(rules.CELLS, dtype=np.int8)
-    for cell in range(rules.CELLS):
-        mask[cell] = board[cell] == rules.EMPTY
-    return mask
-
-
-@jit
 def step_planes(
     board: np.ndarray,
     eggs: np.ndarray,
@@ -114,10 +115,10 @@ def step_planes(
     white_cell: int,
     info: np.ndarray,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """`rules.try_step`, then both players' planes, in one native call (the hot path)."""
-    outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
-    black, white = encode_planes_pair(board, eggs, meta)
-    return outcome, black, white, legal_mask(board)
+    """`rules.step_and_observe` with both players' planes, in one native call (the hot path)."""
+    return rules.step_and_observe(
+        board, eggs, meta, black_cell, white_cell, info, encode_planes_pair
+    )
 
 
 @jit
@@ -129,10 +130,8 @@ def step_flat(
     white_cell: int,
     info: np.ndarray,
 ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """`rules.try_step`, then both players' flat observations, in one native call."""
-    outcome = rules.try_step(board, eggs, meta, black_cell, white_cell, info)
-    black, white = encode_flat_pair(board, eggs, meta)
-    return outcome, black, white, legal_mask(board)
+    """`rules.step_and_observe` with both players' flat observations, in one native call."""
+    return rules.step_and_observe(board, eggs, meta, black_cell, white_cell, info, encode_flat_pair)
 
 
 @jit_parallel
@@ -146,8 +145,8 @@ def fill_planes_batch(
 ) -> None:
     """Planes of ``N`` games for black and for white into ``black``/``white`` ``(N, 5, 81)``."""
     for i in prange(board.shape[0]):
-        _fill(board[i], eggs[i], meta[i], rules.BLACK, black[i], one)
-        _fill(board[i], eggs[i], meta[i], rules.WHITE, white[i], one)
+        fill_planes(board[i], eggs[i], meta[i], rules.BLACK, black[i], one)
+        fill_planes(board[i], eggs[i], meta[i], rules.WHITE, white[i], one)
 
 
 @jit
@@ -173,9 +172,9 @@ def fill_flat_pair(
 ) -> None:
     """One game's flat observations for black and for white into ``black``/``white`` (325),
     through the scratch ``planes`` (``float32[5, 81]``); batch loops and GPU kernels share it."""
-    _fill(board, eggs, meta, rules.BLACK, planes, 1.0)
+    fill_planes(board, eggs, meta, rules.BLACK, planes, 1.0)
     _flatten(planes, black)
-    _fill(board, eggs, meta, rules.WHITE, planes, 1.0)
+    fill_planes(board, eggs, meta, rules.WHITE, planes, 1.0)
     _flatten(planes, white)
 
 
@@ -231,7 +230,7 @@ def encode_planes_uint8(
 ) -> np.ndarray:
     """Planes ``uint8[5, 9, 9]``; see [`PlanesUint8Encoder`][]."""
     out = np.empty((N_PLANES, rules.CELLS), dtype=np.uint8)
-    _fill(board, eggs, meta, player, out, np.uint8(255))
+    fill_planes(board, eggs, meta, player, out, np.uint8(255))
     return out.reshape((N_PLANES, rules.SIZE, rules.SIZE))
 
 
@@ -265,3 +264,18 @@ ENCODERS.register("planes_uint8", PlanesUint8Encoder)
 def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool = False) -> None:
     """Make ``obs_encoder=name`` build ``factory()`` (an object with ``space`` and ``encode``)."""
     ENCODERS.register(name, factory, overwrite=overwrite)
+
+
+def __getattr__(name: str) -> Any:
+    """``legal_mask``, now `shell_envs.what_the_shell.rules.legal_mask` (a rule), with a
+    ``DeprecationWarning``."""
+    if name != "legal_mask":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        "shell_envs.what_the_shell.encoders.legal_mask moved to "
+        "shell_envs.what_the_shell.rules.legal_mask; import it from there (the old name is "
+        "removed in 0.5.0)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return rules.legal_mask

@@ -1,8 +1,9 @@
 """PettingZoo parallel environment for What the Shell: a thin adapter over `rules`.
 
-The game is a [`GameState`][shell_envs.what_the_shell.state.GameState] (the env's ``board``,
-``eggs`` and ``meta``): `WhatTheShellEnv.get_state` copies it out, `WhatTheShellEnv.set_state`
-checks one and continues from it, as Scorpion's env does.
+The env holds its game as one [`GameState`][shell_envs.what_the_shell.state.GameState] (read
+as ``board``, ``eggs`` and ``meta``): `WhatTheShellEnv.get_state` copies it out,
+`WhatTheShellEnv.set_state` checks one and continues from it, as Scorpion's env does.  The
+refusals' words and the info schema are `shell_envs.what_the_shell.messages`'.
 """
 
 from __future__ import annotations
@@ -19,15 +20,22 @@ from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
 from shell_envs.core.validation import choice, mapping, reset_needed
 from shell_envs.core.validation import seed as seed_value
-from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell import messages, rules
 from shell_envs.what_the_shell.encoders import PlanesEncoder, encode_planes
-from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
-from shell_envs.what_the_shell.position import (
-    arrays_to_position,
-    cell_name,
-    describe_illegal,
-    position_to_arrays,
+from shell_envs.what_the_shell.messages import (
+    LOSS,
+    NO_REASONS,
+    NO_REPORT,
+    PLAYER_OUTCOMES,
+    WIN,
+    is_integer,
+    player_infos,
+    quiet_infos,
+    refusal,
+    refusal_code,
 )
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
+from shell_envs.what_the_shell.position import arrays_to_position, cell_name, position_to_arrays
 from shell_envs.what_the_shell.render import render_ansi, render_rgb
 from shell_envs.what_the_shell.state import GameState, check_state
 
@@ -44,17 +52,6 @@ RESET_OPTIONS = ("position",)
 # options={"options": 1}) to see that reset takes the keyword: that one key is ignored
 CHECKER_PROBE = ("options",)
 FAST_INTS = frozenset({int, np.int64})  # checked by type first: the common, cheap case
-# Info codes and their text: OUTCOMES[info["outcome"]], ILLEGAL_REASONS[info["illegal_reason"]].
-# Infos hold numbers only (one schema at reset and every step; tensor libraries take no strings).
-OUTCOMES = ("", "win", "loss", "draw")
-OUTCOME_CODES = {1.0: 1, -1.0: 2, 0.0: 3}  # by reward
-ILLEGAL_REASONS = (
-    "",
-    "out of range",
-    "occupied by a black turtle",
-    "occupied by a white turtle",
-    "occupied by an egg",
-)
 # what step returns: observations, rewards, terminations, truncations and infos, by agent
 StepResult = tuple[
     dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]
@@ -111,7 +108,7 @@ class WhatTheShellEnv(ParallelEnv):
         self._window: HumanWindow | None = None
         self._info = np.zeros(rules.INFO_SIZE, dtype=np.int32)
         self.illegal_reasons: dict[str, str] = {}  # the last step's reasons, by offender
-        self.board, self.eggs, self.meta = GameState.new()
+        self._game = GameState.new()  # the game; board, eggs and meta read it
         self._started = False  # a game was started (reset or set_state): step may be called
 
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -133,12 +130,12 @@ class WhatTheShellEnv(ParallelEnv):
         if seed is not None:
             for i, agent in enumerate(AGENTS):
                 self.action_spaces[agent].seed(seed + i)
-        self.board, self.eggs, self.meta = state
+        self._game = state
         self._started = True
         self._info[:] = 0
         self.agents = list(AGENTS)
         self.illegal_reasons = {}
-        infos = _infos(int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
+        infos = quiet_infos(self.meta)
         self._render_frame()
         return self._observations(), infos
 
@@ -164,10 +161,10 @@ class WhatTheShellEnv(ParallelEnv):
         ``illegal_action="raise"`` an illegal cell gets an ``IllegalMove``.  With ``"lose"`` an
         illegal integer passes (the round will count it as a loss).
         """
-        reason = describe_illegal(self.board, action)
+        reason = refusal(self.board, action)
         if reason is None:
             return
-        if not _is_integer(action):
+        if not is_integer(action):
             raise ValueError(f"{agent}: {reason}")
         if self.illegal_action == "raise":
             raise IllegalMove(f"{agent}: {reason}")
@@ -199,16 +196,14 @@ class WhatTheShellEnv(ParallelEnv):
             )
         black, white = actions["black"], actions["white"]
         if (
-            (type(black) in FAST_INTS or _is_integer(black))
-            and (type(white) in FAST_INTS or _is_integer(white))
+            (type(black) in FAST_INTS or is_integer(black))
+            and (type(white) in FAST_INTS or is_integer(white))
             and 0 <= black < rules.CELLS > white >= 0
         ):
             if self._step_pair is not None:
-                outcome, *encoded = self._step_pair(
-                    self.board, self.eggs, self.meta, black, white, self._info
-                )
+                outcome, *encoded = self._step_pair(*self._game, black, white, self._info)
             else:
-                outcome = rules.try_step(self.board, self.eggs, self.meta, black, white, self._info)
+                outcome = rules.try_step(*self._game, black, white, self._info)
                 encoded = None
             if outcome != rules.ILLEGAL:
                 return self._after_round(outcome, encoded)
@@ -218,26 +213,20 @@ class WhatTheShellEnv(ParallelEnv):
         """React to an illegal action per ``illegal_action``, without touching the board."""
         reasons = {}
         for agent, action in (("black", black), ("white", white)):
-            reason = describe_illegal(self.board, action)
+            reason = refusal(self.board, action)
             if reason is not None:
                 reasons[agent] = reason
-                if not _is_integer(action):
+                if not is_integer(action):
                     raise ValueError(f"{agent}: {reason}")
         if self.illegal_action == "raise":
             raise IllegalMove("; ".join(f"{agent}: {why}" for agent, why in reasons.items()))
         rewards = {a: (-1.0 if a in reasons else 1.0) for a in AGENTS}
         if len(reasons) == 2:
             rewards = {a: -1.0 for a in AGENTS}
-        codes = (_illegal_code(self.board, black), _illegal_code(self.board, white))
-        infos = _infos(int(self.meta[rules.ROUNDS]), bool(self.meta[rules.SUDDEN_DEATH]))
-        for a, own, other in (("black", *codes), ("white", *codes[::-1])):
-            infos[a].update(
-                outcome=2 if own else 1,
-                illegal=own != 0,
-                illegal_reason=own,
-                opponent_illegal=other != 0,
-                opponent_illegal_reason=other,
-            )
+        codes = (refusal_code(self.board, black), refusal_code(self.board, white))
+        outcomes = (LOSS if codes[0] else WIN, LOSS if codes[1] else WIN)
+        _, sudden_death, rounds, _ = self.meta.tolist()
+        infos = player_infos(NO_REPORT, rounds, sudden_death, outcomes, codes)
         self.illegal_reasons = reasons
         self.agents = []
         return (
@@ -251,60 +240,12 @@ class WhatTheShellEnv(ParallelEnv):
     def _after_round(self, outcome: int, encoded: list[np.ndarray] | None = None) -> StepResult:
         """Build rewards, flags and infos after a played round."""
         outcome = int(outcome)  # a numpy integer when the rules ran as plain Python
-        (collision, cap_b, cap_w, hatch_b, hatch_w, vanished, lost_b, lost_w, eggs_captured,
-         waves, win_b, win_w) = self._info.tolist()  # fmt: skip
         _, sudden_death, rounds, _ = self.meta.tolist()
         terminated = outcome != rules.ONGOING
         truncated = not terminated and rounds >= self.max_rounds
         rewards = RESULT[outcome] if terminated else NO_REWARD
-        outcome_b = OUTCOME_CODES[rewards["black"]] if terminated else 0
-        outcome_w = OUTCOME_CODES[rewards["white"]] if terminated else 0
-        collided = collision == 1
-        sudden = sudden_death == 1
-        infos = {
-            "black": {
-                "round": rounds,
-                "collision": collided,
-                "captures": cap_b,
-                "opponent_captures": cap_w,
-                "hatched": hatch_b,
-                "opponent_hatched": hatch_w,
-                "eggs_vanished": vanished,
-                "eggs_captured": eggs_captured,
-                "turtles_lost": lost_b,
-                "opponent_turtles_lost": lost_w,
-                "waves": waves,
-                "winning_turtles": win_b,
-                "opponent_winning_turtles": win_w,
-                "sudden_death": sudden,
-                "outcome": outcome_b,
-                "illegal": False,
-                "illegal_reason": 0,
-                "opponent_illegal": False,
-                "opponent_illegal_reason": 0,
-            },
-            "white": {
-                "round": rounds,
-                "collision": collided,
-                "captures": cap_w,
-                "opponent_captures": cap_b,
-                "hatched": hatch_w,
-                "opponent_hatched": hatch_b,
-                "eggs_vanished": vanished,
-                "eggs_captured": eggs_captured,
-                "turtles_lost": lost_w,
-                "opponent_turtles_lost": lost_b,
-                "waves": waves,
-                "winning_turtles": win_w,
-                "opponent_winning_turtles": win_b,
-                "sudden_death": sudden,
-                "outcome": outcome_w,
-                "illegal": False,
-                "illegal_reason": 0,
-                "opponent_illegal": False,
-                "opponent_illegal_reason": 0,
-            },
-        }
+        outcomes = PLAYER_OUTCOMES[outcome]
+        infos = player_infos(self._info.tolist(), rounds, sudden_death, outcomes, NO_REASONS)
         if terminated or truncated:
             self.agents = []
         if self.render_mode == "human":
@@ -328,10 +269,10 @@ class WhatTheShellEnv(ParallelEnv):
             }
         mask = self._empty_cells()
         if self._encode_pair is not None:
-            black, white = self._encode_pair(self.board, self.eggs, self.meta)
+            black, white = self._encode_pair(*self._game)
         else:
-            black = self.encoder.encode(self.board, self.eggs, self.meta, rules.BLACK)
-            white = self.encoder.encode(self.board, self.eggs, self.meta, rules.WHITE)
+            black = self.encoder.encode(*self._game, rules.BLACK)
+            white = self.encoder.encode(*self._game, rules.WHITE)
         return {
             "black": {"observation": black, "action_mask": mask},
             "white": {"observation": white, "action_mask": mask.copy()},
@@ -372,7 +313,7 @@ class WhatTheShellEnv(ParallelEnv):
         wrong, and the env is unchanged.
         """
         check_state(state)
-        self.board, self.eggs, self.meta = state.copy()
+        self._game = state.copy()
         self._started = True
         self._info[:] = 0
         self.illegal_reasons = {}
@@ -380,9 +321,19 @@ class WhatTheShellEnv(ParallelEnv):
         self._render_frame()
 
     @property
-    def _game(self) -> GameState:
-        """The env's own state arrays as a `GameState` (not a copy)."""
-        return GameState(self.board, self.eggs, self.meta)
+    def board(self) -> np.ndarray:
+        """The game's board, ``int8[81]`` (the env's own array, not a copy)."""
+        return self._game.board
+
+    @property
+    def eggs(self) -> np.ndarray:
+        """The game's egg queue, ``int8[81]``, oldest first (the env's own array)."""
+        return self._game.eggs
+
+    @property
+    def meta(self) -> np.ndarray:
+        """The game's ``int32[4]``: egg count, sudden death, rounds, outcome (the env's own)."""
+        return self._game.meta
 
     def state(self) -> np.ndarray:
         """The whole board from a neutral view: black, white, eggs, egg order, sudden death."""
@@ -394,7 +345,7 @@ class WhatTheShellEnv(ParallelEnv):
 
     def explain(self, action: Any) -> str | None:
         """Why ``action`` is illegal now, or None when it is legal."""
-        return describe_illegal(self.board, action)
+        return refusal(self.board, action)
 
     def render(self) -> str | np.ndarray | None:
         """Render per ``render_mode``: text, an RGB image, or a window (returns None).
@@ -435,58 +386,23 @@ class WhatTheShellEnv(ParallelEnv):
         return f"<WhatTheShellEnv round={int(self.meta[rules.ROUNDS])} agents={self.agents}>"
 
 
-def _infos(rounds: int, sudden_death: bool) -> dict[str, dict[str, Any]]:
-    """Both players' infos for a step where nothing was played (reset, illegal actions)."""
-    info = {key: 0 for key in INFO_KEYS}
-    info.update(round=rounds, sudden_death=sudden_death)
-    info.update(collision=False, illegal=False, opponent_illegal=False)
-    return {"black": info, "white": dict(info)}
+__all__ = ["DEFAULT_MAX_ROUNDS", "WhatTheShellEnv", "cell_name"]
+
+_MOVED = ("ILLEGAL_REASONS", "INFO_KEYS", "OUTCOMES")  # to messages
 
 
-def _illegal_code(board: np.ndarray, action: Any) -> int:
-    """The `ILLEGAL_REASONS` code of an integer action (0: legal)."""
-    if not 0 <= action < rules.CELLS:
-        return 1
-    return int(board[action]) + 1 if board[action] != rules.EMPTY else 0
-
-
-def _is_integer(action: Any) -> bool:
-    """An int or numpy integer (not a bool)."""
-    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-
-
-# every info's keys, in order; values are int, or bool for the flags (the Infos of
-# docs/environments/what-the-shell.md)
-INFO_KEYS = (
-    "round",
-    "collision",
-    "captures",
-    "opponent_captures",
-    "hatched",
-    "opponent_hatched",
-    "eggs_vanished",
-    "eggs_captured",
-    "turtles_lost",
-    "opponent_turtles_lost",
-    "waves",
-    "winning_turtles",
-    "opponent_winning_turtles",
-    "sudden_death",
-    "outcome",
-    "illegal",
-    "illegal_reason",
-    "opponent_illegal",
-    "opponent_illegal_reason",
-)
-
-__all__ = [
-    "DEFAULT_MAX_ROUNDS",
-    "ILLEGAL_REASONS",
-    "INFO_KEYS",
-    "OUTCOMES",
-    "WhatTheShellEnv",
-    "cell_name",
-]
+def __getattr__(name: str) -> Any:
+    """A name that moved to `shell_envs.what_the_shell.messages`, with a
+    ``DeprecationWarning`` naming its home."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"shell_envs.what_the_shell.env.{name} moved to shell_envs.what_the_shell.messages."
+        f"{name}; import it from there (the old name is removed in 0.5.0)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(messages, name)
 
 
 _RULE_MODULES = ("shell_envs.what_the_shell.rules", "shell_envs.what_the_shell.encoders")

@@ -2,7 +2,7 @@
 
 The step kernel runs `shell_envs.what_the_shell.kernels.step_game` for each game, the
 function the CPU batch loop runs, which calls `rules.play_round` and the encoders'
-``_fill``: the rules are written once and compiled for both targets by numba-cuda (all of it
+``fill_planes``: the rules are written once and compiled for both targets by numba-cuda (all of it
 through `shell_envs.core.cuda`).  One launch per step plays the round, resets finished
 games (Gymnasium's ``NEXT_STEP`` autoreset) and writes both players' observations and masks;
 `WhatTheShellGpuVectorEnv.sample_actions` is the only other launch of a random-play loop.

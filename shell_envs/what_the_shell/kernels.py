@@ -13,7 +13,7 @@ import numpy as np
 from shell_envs.core.cuda import StateArray
 from shell_envs.core.jit import jit_inline
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.encoders import _fill
+from shell_envs.what_the_shell.encoders import fill_planes
 
 __all__ = [
     "BLACK_ILLEGAL",
@@ -44,11 +44,11 @@ STATE = (
 def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
     """One game's observations (built-in encoder ``kind``; -1: none) and both masks."""
     if kind == PLANES:
-        _fill(board, eggs, meta, rules.BLACK, obs_b, 1.0)
-        _fill(board, eggs, meta, rules.WHITE, obs_w, 1.0)
+        fill_planes(board, eggs, meta, rules.BLACK, obs_b, 1.0)
+        fill_planes(board, eggs, meta, rules.WHITE, obs_w, 1.0)
     elif kind == PLANES_UINT8:
-        _fill(board, eggs, meta, rules.BLACK, obs_b, np.uint8(255))
-        _fill(board, eggs, meta, rules.WHITE, obs_w, np.uint8(255))
+        fill_planes(board, eggs, meta, rules.BLACK, obs_b, np.uint8(255))
+        fill_planes(board, eggs, meta, rules.WHITE, obs_w, np.uint8(255))
     for cell in range(rules.CELLS):
         empty = board[cell] == rules.EMPTY
         mask_b[cell] = empty

@@ -1,30 +1,19 @@
-"""Cell names and positions: the bridge between the rules' arrays and human-readable boards."""
+"""Cell names and positions: the bridge between the rules' arrays and human-readable boards.
+
+The refusals' words are `shell_envs.what_the_shell.messages`'."""
 
 from __future__ import annotations
 
+import importlib
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
-from shell_envs.core.validation import shown
 from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.actions import COLUMNS, cell_name
 from shell_envs.what_the_shell.actions import cell_at_plain as cell_at
-from shell_envs.what_the_shell.actions import row_col_plain as row_col
-
-COLUMNS = "abcdefghi"
-PIECE_NAMES = {
-    rules.EMPTY: "empty",
-    rules.BLACK: "a black turtle",
-    rules.WHITE: "a white turtle",
-    rules.EGG: "an egg",
-}
-
-
-def cell_name(index: int | np.integer) -> str:
-    """``0`` → ``"a1"``, ``40`` → ``"e5"``, ``80`` → ``"i9"``."""
-    row, col = row_col(int(index))
-    return f"{COLUMNS[col]}{row + 1}"
 
 
 def winning_cells(board: np.ndarray, player: int) -> list[int]:
@@ -193,19 +182,20 @@ def arrays_to_position(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) ->
     }
 
 
-def describe_illegal(board: np.ndarray, action: Any) -> str | None:
-    """Why ``action`` is not a legal choice on ``board``, or None when it is legal."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return (
-            f"action {action!r} is not a cell index: actions are integers 0-80 "
-            "(a1=0, i1=8, a2=9, e5=40, i9=80)"
-        )
-    if not 0 <= action < rules.CELLS:
-        return (
-            f"action {shown(action)} is out of range: actions are cell indices 0-80 "
-            "(a1=0 ... i9=80)"
-        )
-    value = int(board[action])
-    if value != rules.EMPTY:
-        return f"cell {cell_name(action)} ({int(action)}) is occupied by {PIECE_NAMES[value]}"
-    return None
+_MOVED = {"describe_illegal": "refusal", "PIECE_NAMES": "PIECE_NAMES"}  # to messages
+
+
+def __getattr__(name: str) -> Any:
+    """A name that moved to `shell_envs.what_the_shell.messages`, with a
+    ``DeprecationWarning`` naming its new name there."""
+    if name not in _MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    new = _MOVED[name]
+    warnings.warn(
+        f"shell_envs.what_the_shell.position.{name} moved to "
+        f"shell_envs.what_the_shell.messages.{new}; import it from there (the old name is "
+        "removed in 0.5.0)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return getattr(importlib.import_module("shell_envs.what_the_shell.messages"), new)

@@ -14,6 +14,8 @@ gymnasium or pettingzoo.  The function names follow the rules: `place`, `capture
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from shell_envs.core.jit import jit, jit_inline
@@ -581,6 +583,36 @@ def try_step(
     if not (is_legal(board, black_cell) and is_legal(board, white_cell)):
         return ILLEGAL
     return step(board, eggs, meta, black_cell, white_cell, info, work)
+
+
+@jit
+def legal_mask(board: np.ndarray) -> np.ndarray:
+    """``int8[81]``: 1 on the empty cells (both players' legal actions)."""
+    mask = np.empty(CELLS, dtype=np.int8)
+    for cell in range(CELLS):
+        mask[cell] = board[cell] == EMPTY
+    return mask
+
+
+@jit_inline
+def step_and_observe(
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    black_cell: int,
+    white_cell: int,
+    info: np.ndarray,
+    observe: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """The env's hot path: `try_step`, then both players' observations and the legal mask,
+    ``(outcome, black_obs, white_obs, mask)``, in one native call.
+
+    ``observe(board, eggs, meta)`` is an encoder's compiled ``(black_obs, white_obs)``
+    (``encode_pair``); an encoder's fused step passes its own and is inlined with it.
+    """
+    outcome = try_step(board, eggs, meta, black_cell, white_cell, info)
+    black, white = observe(board, eggs, meta)
+    return outcome, black, white, legal_mask(board)
 
 
 @jit

@@ -9,6 +9,7 @@ observation with reward 0 and both flags False.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -31,26 +32,13 @@ from shell_envs.what_the_shell.encoders import (
 )
 from shell_envs.what_the_shell.env import AGENTS
 from shell_envs.what_the_shell.kernels import OTHER, PLANES, PLANES_UINT8, STATE, step_game
+from shell_envs.what_the_shell.messages import BATCH_FLAGS, BATCH_INFO_FIELDS, refusal
 from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
-from shell_envs.what_the_shell.position import describe_illegal
 from shell_envs.what_the_shell.state import GameState
 
-INFO_FIELDS = (
-    "collision",
-    "captures_black",
-    "captures_white",
-    "hatched_black",
-    "hatched_white",
-    "eggs_vanished",
-    "turtles_lost_black",
-    "turtles_lost_white",
-    "eggs_captured",
-    "waves",
-    "winning_turtles_black",
-    "winning_turtles_white",
-)
-# rows of the per-step report the kernel writes: the info fields, then these three
-REPORT_FIELDS = (*INFO_FIELDS, "round", "sudden_death", "illegal")
+# rows of the per-step report the kernel writes: the rules' info array (named by the info
+# schema, `shell_envs.what_the_shell.messages`), then these three
+REPORT_FIELDS = (*BATCH_INFO_FIELDS, "round", "sudden_death", "illegal")
 # rows of the per-step flags the kernel writes: termination and truncation of each player,
 # then the infos that are booleans (their report rows hold the same as 0 or 1)
 FLAG_FIELDS = (
@@ -58,8 +46,7 @@ FLAG_FIELDS = (
     "terminated_white",
     "truncated_black",
     "truncated_white",
-    "collision",
-    "sudden_death",
+    *BATCH_FLAGS,
 )
 
 
@@ -102,7 +89,7 @@ def batch_step(
                   report)  # fmt: skip
 
 
-_FLAG_INFOS = tuple((name, FLAG_FIELDS.index(name)) for name in ("collision", "sudden_death"))
+_FLAG_INFOS = tuple((name, FLAG_FIELDS.index(name)) for name in BATCH_FLAGS)
 
 
 def infos_of(report: Any, flags: Any) -> dict[str, Any]:
@@ -168,7 +155,7 @@ def raise_if_illegal(
         bad = np.flatnonzero(live & ~(in_range & empty))
         if bad.size:
             i = int(bad[0])
-            why = describe_illegal(board[i], int(acts[i]))  # the single env's words
+            why = refusal(board[i], int(acts[i]))  # the single env's words
             raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
 
 
@@ -178,7 +165,8 @@ class WhatTheShellVectorEnv:
     ``reset`` and ``step`` use dicts keyed by agent (``"black"``, ``"white"``) like the
     parallel env, with batched values: observations ``{"observation": (N, ...),
     "action_mask": (N, 81) int8}``, rewards ``float32[N]``, flags ``bool[N]``, and infos a dict
-    of arrays (`INFO_FIELDS` plus ``round``, ``sudden_death`` and ``illegal``).
+    of arrays (`REPORT_FIELDS`: the rules' info rows, ``round``, ``sudden_death`` and
+    ``illegal``).
     ``illegal_action="lose"`` ends only the offending games; ``"raise"`` raises before any game
     moves.  Autoreset is Gymnasium's ``NEXT_STEP`` (`autoreset_mode`); the masks returned
     with a game's last observation are all ones, since the next step ignores that game's
@@ -394,3 +382,18 @@ def _exercise(options: dict[str, Any]) -> None:
     env = WhatTheShellVectorEnv(2, **options)
     env.reset(seed=0)
     env.step({"black": np.array([40, 40]), "white": np.array([41, 41])})
+
+
+def __getattr__(name: str) -> Any:
+    """``INFO_FIELDS``, now `shell_envs.what_the_shell.messages.BATCH_INFO_FIELDS`, with a
+    ``DeprecationWarning``."""
+    if name != "INFO_FIELDS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        "shell_envs.what_the_shell.vector.INFO_FIELDS moved to "
+        "shell_envs.what_the_shell.messages.BATCH_INFO_FIELDS; import it from there (the old "
+        "name is removed in 0.5.0)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return BATCH_INFO_FIELDS

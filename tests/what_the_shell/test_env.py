@@ -18,7 +18,7 @@ from shell_envs import what_the_shell_v0
 from shell_envs.core.errors import IllegalMove
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import ENCODERS, register_encoder
-from shell_envs.what_the_shell.env import ILLEGAL_REASONS, OUTCOMES
+from shell_envs.what_the_shell.messages import ILLEGAL_REASONS, OUTCOMES
 from shell_envs.what_the_shell.position import cell_index
 
 

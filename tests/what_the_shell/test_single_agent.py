@@ -14,7 +14,8 @@ from shell_envs.agents.single_agent import WhatTheShellSingleEnv
 from shell_envs.core.errors import IllegalMove
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import FLAT_SIZE
-from shell_envs.what_the_shell.env import AGENTS, OUTCOMES
+from shell_envs.what_the_shell.env import AGENTS
+from shell_envs.what_the_shell.messages import OUTCOMES
 from shell_envs.what_the_shell.position import cell_index
 
 ENV_ID = "shell_envs/WhatTheShell-v0"
