@@ -1,10 +1,13 @@
 """The deprecation policy's list (``docs/deprecations.md``) is the package's deprecations.
 
-Both ways: every ``warnings.warn(..., DeprecationWarning)`` in ``shell_envs`` (read from the
-source) is a listed name, or the module-level ``__getattr__`` of a listed module or of the
-module of listed names; every name that such a ``__getattr__`` forwards with a warning is
-listed; and every listed name, used, warns naming its replacement and its removal release,
-and gives the replacement.  No listed name outlives its removal release.
+Both ways: every deprecation in ``shell_envs`` (read from the source: a module's
+``__getattr__`` built from a table by `shell_envs.core.deprecation`, a ``warn_deprecated``
+call, or a hand-written ``warnings.warn(..., DeprecationWarning)``, which fails a test of its
+own) is a listed name, or the ``__getattr__`` of a listed module or of the module of listed
+names; every name of such a table is listed with the table's replacement and removal release,
+and every other name such a ``__getattr__`` forwards with a warning is listed; and every
+listed name, used, warns naming its replacement and its removal release, and gives the
+replacement.  No listed name outlives its removal release.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, NamedTuple
 import pytest
 
 import shell_envs
+from shell_envs.core.deprecation import DeprecatedNames
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "deprecations.md"
@@ -57,9 +61,23 @@ def listed() -> dict[str, Deprecation]:
 LISTED = listed()
 
 
-def warning_sites(package: Path = ROOT / "shell_envs") -> list[tuple[str, str, str]]:
-    """``(module, qualified name of the function, file:line)`` of every ``warnings.warn`` or
-    ``warn`` call with a ``DeprecationWarning`` in the package's source."""
+HELPER = ROOT / "shell_envs" / "core" / "deprecation.py"  # the one place that warns
+TABLES = ("moved_names", "alias_module")  # build a module's __getattr__ from a table
+
+
+class Site(NamedTuple):
+    """One place in the source that deprecates something."""
+
+    module: str
+    function: str  # qualified name of the function; "__getattr__" for a module's table
+    where: str  # file:line
+    kind: str  # "table", "warn_deprecated" or "warn" (a hand-written warnings.warn)
+
+
+def warning_sites(package: Path = ROOT / "shell_envs", helper: Path = HELPER) -> list[Site]:
+    """Every deprecation in the package's source: each ``__getattr__`` built from a table
+    (a call of `moved_names` or `alias_module`), each ``warn_deprecated`` call, and each
+    ``warnings.warn`` or ``warn`` call with a ``DeprecationWarning``, outside ``helper``."""
     sites = []
     for path in sorted(package.rglob("*.py")):
         parts = list(path.relative_to(package.parent).with_suffix("").parts)
@@ -72,22 +90,32 @@ def warning_sites(package: Path = ROOT / "shell_envs") -> list[tuple[str, str, s
                 inner = scope
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     inner = (*scope, child.name)
-                if isinstance(child, ast.Call) and _warns_deprecation(child):
-                    sites.append((module, ".".join(scope), f"{path.name}:{child.lineno}"))
+                if isinstance(child, ast.Call):
+                    kind = _deprecates(child) if path != helper else None
+                    if kind:
+                        function = "__getattr__" if kind == "table" else ".".join(scope)
+                        sites.append(Site(module, function, f"{path.name}:{child.lineno}", kind))
                 visit(child, inner)
 
         visit(ast.parse(path.read_text(encoding="utf-8")), ())
     return sites
 
 
-def _warns_deprecation(call: ast.Call) -> bool:
-    """Whether ``call`` is ``warnings.warn(...)`` or ``warn(...)`` with that category."""
+def _deprecates(call: ast.Call) -> str | None:
+    """How ``call`` deprecates something, or None: ``"table"``, ``"warn_deprecated"``, or
+    ``"warn"`` (``warnings.warn(...)`` or ``warn(...)`` with a ``DeprecationWarning``)."""
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    if name in TABLES:
+        return "table"
+    if name == "warn_deprecated":
+        return "warn_deprecated"
     arguments = [*call.args, *(k.value for k in call.keywords)]
-    return name == "warn" and any(
+    if name == "warn" and any(
         isinstance(a, ast.Name) and a.id == "DeprecationWarning" for a in arguments
-    )
+    ):
+        return "warn"
+    return None
 
 
 def covers(module: str, function: str, name: str) -> bool:
@@ -99,21 +127,74 @@ def covers(module: str, function: str, name: str) -> bool:
 
 def test_the_checker_finds_warning_sites(tmp_path: Path) -> None:
     package = tmp_path / "toy"
-    package.mkdir()
+    (package / "core").mkdir(parents=True)
     (package / "__init__.py").write_text(
         "import warnings\n"
         "from warnings import warn\n"
+        "from toy.core.deprecation import moved_names, warn_deprecated\n"
         "class A:\n"
         "    def old(self):\n"
         "        warnings.warn('old', DeprecationWarning, stacklevel=2)\n"
+        "    def older(self):\n"
+        "        warn_deprecated('A.older()', 'old()', '0.5.0')\n"
         "def __getattr__(name):\n"
         "    warn(f'{name}', category=DeprecationWarning)\n"
         "def other():\n"
-        "    warnings.warn('not this kind', RuntimeWarning)\n",
+        "    warnings.warn('not this kind', RuntimeWarning)\n"
+        "b = moved_names(__name__, '0.5.0', {'b': ('toy.new', 'b')})\n",
         encoding="utf-8",
     )
-    found = [(m, f) for m, f, _ in warning_sites(package)]
-    assert found == [("toy", "A.old"), ("toy", "__getattr__")]
+    helper = package / "core" / "deprecation.py"
+    helper.write_text(
+        "import warnings\ndef moved_names(*a):\n    warnings.warn('x', DeprecationWarning)\n"
+        "def alias_module(*a):\n    return moved_names(*a)\n"
+    )
+    found = [(m, f, k) for m, f, _, k in warning_sites(package, helper)]
+    assert found == [
+        ("toy", "A.old", "warn"),
+        ("toy", "A.older", "warn_deprecated"),
+        ("toy", "__getattr__", "warn"),
+        ("toy", "__getattr__", "table"),
+    ]
+
+
+def test_every_deprecation_is_written_with_the_helper() -> None:
+    """A name's ``__getattr__`` table or ``warn_deprecated``, from
+    `shell_envs.core.deprecation`: not a ``warnings.warn`` of its own."""
+    for site in warning_sites():
+        assert site.kind != "warn", (
+            f"{site.where} warns by hand: use shell_envs.core.deprecation (moved_names, "
+            "alias_module or warn_deprecated)"
+        )
+
+
+def _tables() -> dict[str, DeprecatedNames]:
+    """Each module's ``__getattr__`` built from a table, by module."""
+    return {
+        site.module: vars(importlib.import_module(site.module))["__getattr__"]
+        for site in warning_sites()
+        if site.kind == "table"
+    }
+
+
+def test_every_name_of_a_table_is_listed_with_its_replacement_and_removal() -> None:
+    tables = _tables()
+    assert tables, "no deprecation table found in the source: the checker is broken"
+    for module, table in tables.items():
+        assert isinstance(table, DeprecatedNames), f"{module}.__getattr__ is not the table's"
+        if table.alias_of is not None:  # a module moved whole
+            d = LISTED.get(module)
+            assert d, f"{module} forwards every name of {table.alias_of}: list it"
+            assert (d.replacement, d.removal) == (table.alias_of, table.removal), module
+        for old, moved in table.moved.items():
+            d = LISTED.get(f"{module}.{old}")
+            if d is None and table.alias_of is not None:
+                continue  # listed whole, with the module
+            assert d, f"{module}.{old} is deprecated in the source: list it in {PAGE.name}"
+            assert (d.replacement, d.removal) == (f"{moved.home}.{moved.new}", moved.removal), (
+                f"{module}.{old}: the page says {d.replacement} until {d.removal}, the source "
+                f"{moved.home}.{moved.new} until {moved.removal}"
+            )
 
 
 def test_the_page_lists_names() -> None:
@@ -124,12 +205,12 @@ def test_the_page_lists_names() -> None:
 def test_every_deprecation_warning_in_the_source_is_listed() -> None:
     sites = warning_sites()
     assert sites, "no DeprecationWarning found in the source: the checker is broken"
-    for module, function, where in sites:
+    for module, function, where, _ in sites:
         assert any(covers(module, function, name) for name in LISTED), (
             f"{where} warns about {module}.{function}: list it in docs/deprecations.md"
         )
     for name in LISTED:
-        assert any(covers(m, f, name) for m, f, _ in sites), (
+        assert any(covers(m, f, name) for m, f, _, _ in sites), (
             f"{name} is listed in docs/deprecations.md, but no DeprecationWarning is raised "
             "for it in the source: was it removed? Drop its row"
         )
@@ -139,7 +220,7 @@ def _forwarders() -> list[types.ModuleType]:
     """The modules whose ``__getattr__`` raises a ``DeprecationWarning``."""
     return [
         importlib.import_module(module)
-        for module, function, _ in warning_sites()
+        for module, function, _, _ in warning_sites()
         if function == "__getattr__"
     ]
 

@@ -1,7 +1,9 @@
 """Imports in ``shell_envs/`` run one way, without cycles (``docs/design.md``, "Layers").
 
 Every import is read from the source (module level and inside functions alike): ``import
-a.b``, ``from a import b``, relative ones, and ``importlib.import_module("literal")``.  The
+a.b``, ``from a import b``, relative ones, ``importlib.import_module("literal")``, and the
+new homes named in a deprecation table (``moved_names``/``alias_module`` of
+`shell_envs.core.deprecation`: loaded when an old name is read, so as in a function).  The
 layers, lowest first: core, games, agents, bench and integrations, cli; the top package's
 ``__init__.py`` may import anything.  A module imports only from its own layer or lower
 ones, and no two modules import each other, directly or round a longer cycle.
@@ -141,7 +143,19 @@ def imports_of(module: str, path: Path, modules: dict[str, Path], package: str) 
                 add(submodule if submodule in modules else _known(base, modules), node)
         elif isinstance(node, ast.Call) and (literal := _literal_import(node)):
             add(_known(_absolute(module, is_package, *literal), modules), node)
+        elif isinstance(node, ast.Call) and _deprecation_table(node):
+            for home in ast.walk(node):
+                if isinstance(home, ast.Constant) and home.value in modules:
+                    inside.add(id(home))  # loaded lazily, when an old name is read
+                    add(home.value, home)
     return found
+
+
+def _deprecation_table(node: ast.Call) -> bool:
+    """Whether ``node`` builds a ``__getattr__`` that forwards old names to new homes."""
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return called in ("moved_names", "alias_module")
 
 
 def import_graph(root: Path, package: str) -> list[Import]:
@@ -412,7 +426,7 @@ def test_the_allowed_upward_imports_are_deprecated_aliases_of_their_new_home() -
     for old, new in DEPRECATED_ALIASES.items():
         source = (ROOT / (old.replace(".", "/") + ".py")).read_text()
         assert (old, new) in edges, f"{old} no longer loads {new}: drop it from DEPRECATED_ALIASES"
-        assert "def __getattr__" in source and "DeprecationWarning" in source, old
+        assert "__getattr__ = alias_module(" in source, old
         assert not any(i == old and j != new for i, j in edges if layer_of(j, LAYERS) > 1), old
 
 
@@ -432,3 +446,25 @@ def test_an_alias_may_load_only_its_new_home(tmp_path: Path) -> None:
     )
     found = problems(root, "toy", TOY_LAYERS, TOY_NAMES, {"toy.games.old": "toy.agents.new"})
     assert len(found) == 1 and "imports toy.cli.main (cli)" in found[0], found
+
+
+def test_a_deprecation_table_loads_its_new_homes(tmp_path: Path) -> None:
+    root = write_package(
+        tmp_path,
+        {
+            **CLEAN,
+            "toy/games/old.py": (
+                "from toy.core.deprecation import alias_module, moved_names\n\n"
+                "__getattr__ = alias_module(__name__, 'toy.agents.new', '0.5.0')\n"
+                "other = moved_names(__name__, '0.5.0', {'x': ('toy.cli.main', 'x')})\n"
+            ),
+            "toy/core/deprecation.py": "",
+            "toy/agents/new.py": "",
+            "toy/cli/main.py": "",
+        },
+    )
+    found = problems(root, "toy", TOY_LAYERS, TOY_NAMES, {"toy.games.old": "toy.agents.new"})
+    assert found == [
+        "toy.games.old (games) imports toy.cli.main (cli), a higher layer, at "
+        "toy/games/old.py:4 (in a function)"
+    ], found

@@ -8,23 +8,6 @@ never imports this module.
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
+from shell_envs.core.deprecation import alias_module
 
-_NEW_HOME = "shell_envs.agents.scorpion.learned"
-
-
-def __getattr__(name: str) -> Any:
-    """The public ``name`` from `shell_envs.agents.scorpion.learned`, with a
-    ``DeprecationWarning``."""
-    module = importlib.import_module(_NEW_HOME)
-    if name.startswith("_") or not hasattr(module, name):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"shell_envs.agents.scorpion_learned is deprecated and is removed in 0.5.0; "
-        f"import {name} from {_NEW_HOME}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(module, name)
+__getattr__ = alias_module(__name__, "shell_envs.agents.scorpion.learned", "0.5.0")

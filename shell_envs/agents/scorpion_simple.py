@@ -9,33 +9,20 @@ imports this module.
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
+from shell_envs.core.deprecation import alias_module
 
-_NEW_HOME = "shell_envs.agents.scorpion.simple"
-_SEARCH = "shell_envs.agents.scorpion.search"
-# the names that went elsewhere: their new module and name
-_MOVED = {
-    "CLASSIC_SAMPLES": (_SEARCH, "CLASSIC_SAMPLES"),
-    "LookaheadAgent": (_SEARCH, "LookaheadAgent"),
-    "MAX_SEARCH": (_SEARCH, "MAX_SEARCH"),
-    "RELAXED_SAMPLES": (_SEARCH, "RELAXED_SAMPLES"),
-    "RULES": ("shell_envs.scorpion.rules", "RULE_SETS"),
-    "TIE_BREAK": (_SEARCH, "TIE_BREAK"),
-}
-
-
-def __getattr__(name: str) -> Any:
-    """The public ``name`` from its new home, with a ``DeprecationWarning``."""
-    home, new = _MOVED.get(name, (_NEW_HOME, name))
-    module = importlib.import_module(home)
-    if name.startswith("_") or not hasattr(module, new):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"shell_envs.agents.scorpion_simple is deprecated and is removed in 0.5.0; "
-        f"import {new} from {home}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(module, new)
+# the names that went elsewhere than the simple agents' module: their new module and name
+__getattr__ = alias_module(
+    __name__,
+    "shell_envs.agents.scorpion.simple",
+    "0.5.0",
+    moved={
+        **{
+            name: ("shell_envs.agents.scorpion.search", name)
+            for name in (
+                "CLASSIC_SAMPLES", "LookaheadAgent", "MAX_SEARCH", "RELAXED_SAMPLES", "TIE_BREAK"
+            )
+        },
+        "RULES": ("shell_envs.scorpion.rules", "RULE_SETS"),
+    },
+)  # fmt: skip

@@ -10,7 +10,6 @@ illegal action or raises.  Deals come from two fixed sets (`DEAL_SETS`).  Agents
 
 from __future__ import annotations
 
-import warnings
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +20,7 @@ from shell_envs.agents.base import Agent
 from shell_envs.bench.games import play_scorpion
 from shell_envs.bench.scale import problems
 from shell_envs.bench.tournament import wilson_interval
+from shell_envs.core.deprecation import RENAMED, moved_names
 from shell_envs.registry import game
 from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.solver import WON
@@ -125,15 +125,7 @@ def summarize(
     return out
 
 
-def __getattr__(name: str) -> object:
-    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
-    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
-    if name == "RULES":
-        warnings.warn(
-            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
-            "(the old name is removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return RULE_SETS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"RULES": ("shell_envs.scorpion.rules", "RULE_SETS")}, RENAMED
+)

@@ -10,12 +10,11 @@ targets.  The env keeps one generator (``GEN_ROWS`` int64) per game.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
 
-from shell_envs.core import pcg64
+from shell_envs.core.deprecation import moved_names
 from shell_envs.core.jit import jit
 from shell_envs.core.pcg64 import BELOW_LIMIT, pcg64_below, pcg64_next64
 from shell_envs.core.validation import integer
@@ -71,16 +70,7 @@ def deal_pool(numbers: Sequence[int]) -> np.ndarray:
     return np.array(pool, np.int64)
 
 
-def __getattr__(name: str) -> object:
-    """``generator_columns``, which moved to `shell_envs.core.pcg64`, with a
-    ``DeprecationWarning``."""
-    if name == "generator_columns":
-        warnings.warn(
-            "shell_envs.scorpion.deals.generator_columns moved to "
-            "shell_envs.core.pcg64.generator_columns; import it from there (the old name is "
-            "removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return pcg64.generator_columns
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# generator_columns, moved to the core, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"generator_columns": ("shell_envs.core.pcg64", "generator_columns")}
+)

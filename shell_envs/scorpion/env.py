@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
 from shell_envs.core import background
+from shell_envs.core.deprecation import RENAMED, moved_names
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.validation import (
     action_index,
@@ -23,7 +23,6 @@ from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.messages import refusal, refusal_text
 from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
 from shell_envs.scorpion.render import render_ansi, render_rgb
-from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState, check_state
 from shell_envs.scorpion.winnable import pick_winnable_seed
 
@@ -310,15 +309,7 @@ def _exercise(options: dict[str, Any]) -> None:
     env.explain(0)
 
 
-def __getattr__(name: str) -> object:
-    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
-    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
-    if name == "RULES":
-        warnings.warn(
-            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
-            "(the old name is removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return RULE_SETS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"RULES": ("shell_envs.scorpion.rules", "RULE_SETS")}, RENAMED
+)

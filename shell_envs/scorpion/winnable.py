@@ -12,13 +12,13 @@ the winnability study's results:
 
 from __future__ import annotations
 
-import warnings
 from functools import cache
 from importlib import resources
 from typing import NamedTuple
 
 import numpy as np
 
+from shell_envs.core.deprecation import RENAMED, moved_names
 from shell_envs.scorpion.rules import RULE_SETS
 
 
@@ -86,15 +86,7 @@ def pick_winnable_seed(rng: np.random.Generator, rules: str = "classic") -> int:
     return int(seeds[int(rng.integers(len(seeds)))])
 
 
-def __getattr__(name: str) -> object:
-    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
-    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
-    if name == "RULES":
-        warnings.warn(
-            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
-            "(the old name is removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return RULE_SETS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"RULES": ("shell_envs.scorpion.rules", "RULE_SETS")}, RENAMED
+)

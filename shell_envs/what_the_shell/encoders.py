@@ -14,13 +14,13 @@ Register your own with [`register_encoder`][].
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 
+from shell_envs.core.deprecation import moved_names
 from shell_envs.core.encoders import EncoderRegistry
 from shell_envs.core.jit import jit, jit_inline, jit_parallel, prange
 from shell_envs.what_the_shell import rules
@@ -266,16 +266,7 @@ def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool =
     ENCODERS.register(name, factory, overwrite=overwrite)
 
 
-def __getattr__(name: str) -> Any:
-    """``legal_mask``, now `shell_envs.what_the_shell.rules.legal_mask` (a rule), with a
-    ``DeprecationWarning``."""
-    if name != "legal_mask":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        "shell_envs.what_the_shell.encoders.legal_mask moved to "
-        "shell_envs.what_the_shell.rules.legal_mask; import it from there (the old name is "
-        "removed in 0.5.0)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return rules.legal_mask
+# legal_mask, now a rule, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"legal_mask": ("shell_envs.what_the_shell.rules", "legal_mask")}
+)

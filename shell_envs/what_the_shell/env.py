@@ -8,7 +8,6 @@ refusals' words and the info schema are `shell_envs.what_the_shell.messages`'.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -16,11 +15,12 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 from shell_envs.core import background
+from shell_envs.core.deprecation import moved_names, warn_deprecated
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.render import HumanWindow
 from shell_envs.core.validation import choice, mapping, reset_needed
 from shell_envs.core.validation import seed as seed_value
-from shell_envs.what_the_shell import messages, rules
+from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.encoders import PlanesEncoder, encode_planes
 from shell_envs.what_the_shell.messages import (
     LOSS,
@@ -293,12 +293,7 @@ class WhatTheShellEnv(ParallelEnv):
 
     def action_mask(self) -> np.ndarray:
         """Deprecated name of [`action_masks`][], the name Scorpion and the vector env use."""
-        warnings.warn(
-            "WhatTheShellEnv.action_mask() is deprecated and is removed in 0.4.0; "
-            "use action_masks()",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_deprecated("WhatTheShellEnv.action_mask()", "action_masks()", "0.4.0")
         return self.action_masks()
 
     def get_state(self) -> GameState:
@@ -388,21 +383,15 @@ class WhatTheShellEnv(ParallelEnv):
 
 __all__ = ["DEFAULT_MAX_ROUNDS", "WhatTheShellEnv", "cell_name"]
 
-_MOVED = ("ILLEGAL_REASONS", "INFO_KEYS", "OUTCOMES")  # to messages
-
-
-def __getattr__(name: str) -> Any:
-    """A name that moved to `shell_envs.what_the_shell.messages`, with a
-    ``DeprecationWarning`` naming its home."""
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"shell_envs.what_the_shell.env.{name} moved to shell_envs.what_the_shell.messages."
-        f"{name}; import it from there (the old name is removed in 0.5.0)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(messages, name)
+# names that moved to the messages, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__,
+    "0.5.0",
+    {
+        name: ("shell_envs.what_the_shell.messages", name)
+        for name in ("ILLEGAL_REASONS", "INFO_KEYS", "OUTCOMES")
+    },
+)
 
 
 _RULE_MODULES = ("shell_envs.what_the_shell.rules", "shell_envs.what_the_shell.encoders")

@@ -4,13 +4,12 @@ The refusals' words are `shell_envs.what_the_shell.messages`'."""
 
 from __future__ import annotations
 
-import importlib
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
+from shell_envs.core.deprecation import moved_names
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.actions import COLUMNS, cell_name
 from shell_envs.what_the_shell.actions import cell_at_plain as cell_at
@@ -182,20 +181,12 @@ def arrays_to_position(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray) ->
     }
 
 
-_MOVED = {"describe_illegal": "refusal", "PIECE_NAMES": "PIECE_NAMES"}  # to messages
-
-
-def __getattr__(name: str) -> Any:
-    """A name that moved to `shell_envs.what_the_shell.messages`, with a
-    ``DeprecationWarning`` naming its new name there."""
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    new = _MOVED[name]
-    warnings.warn(
-        f"shell_envs.what_the_shell.position.{name} moved to "
-        f"shell_envs.what_the_shell.messages.{new}; import it from there (the old name is "
-        "removed in 0.5.0)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module("shell_envs.what_the_shell.messages"), new)
+# names that moved to the messages, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__,
+    "0.5.0",
+    {
+        "describe_illegal": ("shell_envs.what_the_shell.messages", "refusal"),
+        "PIECE_NAMES": ("shell_envs.what_the_shell.messages", "PIECE_NAMES"),
+    },
+)

@@ -8,21 +8,7 @@ module is loaded by name, only when a name is read).
 
 from __future__ import annotations
 
-import importlib
-import warnings
-from typing import Any
+from shell_envs.core.deprecation import alias_module
 
-_NEW_HOME = "shell_envs.agents.single_agent"  # tests/test_layers.py allows this one import
-
-
-def __getattr__(name: str) -> Any:
-    """``name`` from `shell_envs.agents.single_agent`, with a ``DeprecationWarning``."""
-    if name.startswith("__"):
-        raise AttributeError(name)
-    warnings.warn(
-        f"shell_envs.what_the_shell.single_agent is deprecated and is removed in 0.4.0; "
-        f"import {name} from {_NEW_HOME}",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return getattr(importlib.import_module("shell_envs.agents.single_agent"), name)
+# tests/test_layers.py allows this one import, lazy: made only when a name is read
+__getattr__ = alias_module(__name__, "shell_envs.agents.single_agent", "0.4.0")

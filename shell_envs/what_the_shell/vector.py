@@ -9,7 +9,6 @@ observation with reward 0 and both flags False.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ from gymnasium.vector import AutoresetMode
 from shell_envs.core import background
 from shell_envs.core.buffers import BufferSets
 from shell_envs.core.cuda import fresh_batch
+from shell_envs.core.deprecation import moved_names
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_parallel, prange
 from shell_envs.core.rows import row
@@ -384,16 +384,9 @@ def _exercise(options: dict[str, Any]) -> None:
     env.step({"black": np.array([40, 40]), "white": np.array([41, 41])})
 
 
-def __getattr__(name: str) -> Any:
-    """``INFO_FIELDS``, now `shell_envs.what_the_shell.messages.BATCH_INFO_FIELDS`, with a
-    ``DeprecationWarning``."""
-    if name != "INFO_FIELDS":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        "shell_envs.what_the_shell.vector.INFO_FIELDS moved to "
-        "shell_envs.what_the_shell.messages.BATCH_INFO_FIELDS; import it from there (the old "
-        "name is removed in 0.5.0)",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return BATCH_INFO_FIELDS
+# INFO_FIELDS, now the messages' BATCH_INFO_FIELDS, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__,
+    "0.5.0",
+    {"INFO_FIELDS": ("shell_envs.what_the_shell.messages", "BATCH_INFO_FIELDS")},
+)

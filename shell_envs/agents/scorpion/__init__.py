@@ -18,9 +18,6 @@ the view lives in [`shell_envs.scorpion.view`][].
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 from shell_envs.agents.base import register_agent
 from shell_envs.agents.scorpion.learned import LearnedAgent
 from shell_envs.agents.scorpion.search import (
@@ -37,7 +34,7 @@ from shell_envs.agents.scorpion.search import (
     turns_a_card,
 )
 from shell_envs.agents.scorpion.simple import TIE_NOISE, GreedyAgent, RandomAgent
-from shell_envs.scorpion.rules import RULE_SETS
+from shell_envs.core.deprecation import IMPORT_FROM, moved_names
 from shell_envs.scorpion.view import HIDDEN, ScorpionView, check_view
 
 __all__ = [
@@ -71,15 +68,7 @@ register_agent(GAME, "pimc", PimcAgent)
 register_agent(GAME, "learned", LearnedAgent)
 
 
-def __getattr__(name: str) -> Any:
-    """``RULES``, the old name of `shell_envs.scorpion.rules.RULE_SETS`, with a
-    ``DeprecationWarning``."""
-    if name != "RULES":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        "shell_envs.agents.scorpion.RULES is deprecated and is removed in 0.5.0; "
-        "import RULE_SETS from shell_envs.scorpion.rules",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    return RULE_SETS
+# RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"RULES": ("shell_envs.scorpion.rules", "RULE_SETS")}, IMPORT_FROM
+)

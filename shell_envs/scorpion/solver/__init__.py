@@ -135,11 +135,7 @@ module's private names.
 
 from __future__ import annotations
 
-import warnings
-
-from shell_envs.scorpion import messages
-from shell_envs.scorpion.rules import RULE_SETS
-from shell_envs.scorpion.solver import api, kernel, text
+from shell_envs.core.deprecation import MOVED_PRIVATE, RENAMED, moved_names
 from shell_envs.scorpion.solver.api import (
     DEFAULT_MAX_NODES,
     LOST,
@@ -188,68 +184,38 @@ __all__ = [
     "solve_quick",
 ]
 
-# the compiled search's names, read from here until 0.5.0 (docs/deprecations.md), and the
-# move notation the old module re-exported
-_MOVED = {
-    **{name: kernel for name in (
-        "C_DEPTH", "C_MAXDEPTH", "C_NODES", "C_OVERFLOW", "C_STATUS", "EVAL_WEIGHTS",
-        "MAX_BRANCH", "O_DEALT", "O_FD", "O_LENS", "O_REMOVED", "O_RES", "PACK", "PROBE_NODES",
-        "PROBE_NOISE", "PRUNE_ALL", "P_CYCLIC", "P_KING_BASE", "P_KING_ONE_EMPTY", "P_SAFE_MOVE",
-        "P_STARVED", "P_STUCK", "P_SYMMETRY", "ROW", "S_LOST", "S_RUNNING", "S_WON", "ZOBRIST",
-        "apply_packed", "evaluate", "gen_moves", "load_row", "pack_row", "position_hash",
-        "probe", "search_init", "search_run", "tt_insert", "tt_rehash", "unpack_row",
-    )},
-    "action_text": messages,
-}  # fmt: skip
-
-
-# the private names of the old single module, forwarded until 0.4.0 (docs/deprecations.md),
-# each to the part that holds it now and its name there; private names the parts gained
-# since are not forwarded
-_OLD_PRIVATE = {
-    **{name: (kernel, name) for name in (
-        "_GOLDEN", "_M1", "_M2", "_complete", "_cyclic", "_heap_pop", "_heap_push", "_mix",
-        "_rank_mask", "_run_length", "_safe_move", "_settle", "_starved", "_stuck", "_zobrist",
-    )},
-    **{name: (api, name) for name in (
-        "_Search", "_check_budget", "_initial_state", "_result", "_where",
-    )},
-    "_check_text": (text, "_check_text"),
-    "_blocked": (kernel, "blocked_columns"),
-    "_starved_card": (kernel, "starved_card"),
-    "_waits": (kernel, "cyclic_waits"),
-}  # fmt: skip
-
-
-def __getattr__(name: str) -> object:
-    """A deprecated name, with a ``DeprecationWarning`` naming its replacement: a name of
-    the compiled search (``solver.gen_moves``) or a private name of the old single module
-    (``solver._cyclic``), from the module that holds it now, or ``RULES``, the old name of
-    ``shell_envs.scorpion.rules.RULE_SETS``."""
-    if name == "RULES":
-        warnings.warn(
-            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
-            "(the old name is removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return RULE_SETS
-    if name in _MOVED:
-        home = _MOVED[name]
-        warnings.warn(
-            f"shell_envs.scorpion.solver.{name} moved to {home.__name__}.{name}; import it "
-            "from there (the old name is removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return vars(home)[name]
-    if name in _OLD_PRIVATE:
-        part, new = _OLD_PRIVATE[name]
-        warnings.warn(
-            f"shell_envs.scorpion.solver.{name} moved to {part.__name__}.{new} "
-            "(the old name is removed in 0.4.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return vars(part)[new]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# RULES, the old name of RULE_SETS, the compiled search's names, read from here, and the move
+# notation the old module re-exported, until 0.5.0; the private names of the old single
+# module, each from the part that holds it now, until 0.4.0 (docs/deprecations.md); private
+# names the parts gained since are not forwarded
+__getattr__ = (
+    moved_names(
+        __name__, "0.5.0", {"RULES": ("shell_envs.scorpion.rules", "RULE_SETS")}, RENAMED
+    )
+    | moved_names(__name__, "0.5.0", {
+        **{name: ("shell_envs.scorpion.solver.kernel", name) for name in (
+            "C_DEPTH", "C_MAXDEPTH", "C_NODES", "C_OVERFLOW", "C_STATUS", "EVAL_WEIGHTS",
+            "MAX_BRANCH", "O_DEALT", "O_FD", "O_LENS", "O_REMOVED", "O_RES", "PACK",
+            "PROBE_NODES", "PROBE_NOISE", "PRUNE_ALL", "P_CYCLIC", "P_KING_BASE",
+            "P_KING_ONE_EMPTY", "P_SAFE_MOVE", "P_STARVED", "P_STUCK", "P_SYMMETRY", "ROW",
+            "S_LOST", "S_RUNNING", "S_WON", "ZOBRIST", "apply_packed", "evaluate", "gen_moves",
+            "load_row", "pack_row", "position_hash", "probe", "search_init", "search_run",
+            "tt_insert", "tt_rehash", "unpack_row",
+        )},
+        "action_text": ("shell_envs.scorpion.messages", "action_text"),
+    })
+    | moved_names(__name__, "0.4.0", {
+        **{name: ("shell_envs.scorpion.solver.kernel", name) for name in (
+            "_GOLDEN", "_M1", "_M2", "_complete", "_cyclic", "_heap_pop", "_heap_push",
+            "_mix", "_rank_mask", "_run_length", "_safe_move", "_settle", "_starved",
+            "_stuck", "_zobrist",
+        )},
+        **{name: ("shell_envs.scorpion.solver.api", name) for name in (
+            "_Search", "_check_budget", "_initial_state", "_result", "_where",
+        )},
+        "_check_text": ("shell_envs.scorpion.solver.text", "_check_text"),
+        "_blocked": ("shell_envs.scorpion.solver.kernel", "blocked_columns"),
+        "_starved_card": ("shell_envs.scorpion.solver.kernel", "starved_card"),
+        "_waits": ("shell_envs.scorpion.solver.kernel", "cyclic_waits"),
+    }, MOVED_PRIVATE)
+)  # fmt: skip

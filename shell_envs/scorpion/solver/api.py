@@ -9,13 +9,13 @@ alone keeps verdicts deterministic.
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
+from shell_envs.core.deprecation import RENAMED, moved_names
 from shell_envs.scorpion import rules
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.messages import action_text
@@ -425,15 +425,7 @@ def _result(search: _Search, status: int, t0: float) -> SolveResult:
     return result
 
 
-def __getattr__(name: str) -> object:
-    """``RULES``, the old name of ``shell_envs.scorpion.rules.RULE_SETS``, with a
-    ``DeprecationWarning`` until 0.5.0 (``docs/deprecations.md``)."""
-    if name == "RULES":
-        warnings.warn(
-            f"{__name__}.RULES is deprecated: use shell_envs.scorpion.rules.RULE_SETS "
-            "(the old name is removed in 0.5.0)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return RULE_SETS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)
+__getattr__ = moved_names(
+    __name__, "0.5.0", {"RULES": ("shell_envs.scorpion.rules", "RULE_SETS")}, RENAMED
+)
