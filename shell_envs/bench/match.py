@@ -54,8 +54,7 @@ WTS = GAMES["what_the_shell"].name
 SCORPION = GAMES["scorpion"].name
 MATCH_NAME = "match.json"
 MARKDOWN_NAME = "match.md"
-GAMES_NAME = report.GAMES_NAME
-MATCH_FILES = (MATCH_NAME, MARKDOWN_NAME, GAMES_NAME)
+MATCH_FILES = (MATCH_NAME, MARKDOWN_NAME, report.GAMES_NAME)
 DEFAULT_GAMES = {WTS: 200, SCORPION: 1000}  # a fixed match: 100 pairs, 500 deals
 DEFAULT_MAX_GAMES = {WTS: 10_000, SCORPION: 2 * MAX_DEALS}  # an SPRT's cap
 LIMIT_GAMES = {WTS: MAX_GAMES, SCORPION: 2 * MAX_DEALS}
@@ -640,7 +639,7 @@ def open_match(
         )
     tasks = plan(settings)
     records: dict[int, dict[str, Any]] = {}
-    path = folder / GAMES_NAME
+    path = folder / report.GAMES_NAME
     for record in read_games(path):
         k = record["index"]
         if not 0 <= k < len(tasks):
@@ -746,7 +745,7 @@ def _play(
     }
     _write_json(folder / MATCH_NAME, {**header, "workers": workers, "result": None})
     # the kept games alone, whole lines in schedule order: appending goes on after them
-    _write_text(folder / GAMES_NAME, "".join(_line(records[k]) for k in sorted(records)))
+    _write_text(folder / report.GAMES_NAME, "".join(_line(records[k]) for k in sorted(records)))
     if not tally.over:
         rules = (settings.rules,) if settings.game == SCORPION else ()
         agents = (settings.a, settings.b)
@@ -765,7 +764,7 @@ def _play(
     )
     _show(bar, tally)
     try:
-        with _appending(folder / GAMES_NAME) as append:
+        with _appending(folder / report.GAMES_NAME) as append:
 
             def collect(k: int, result: tuple[dict[str, Any], Any]) -> None:
                 record = result[0]
@@ -833,10 +832,10 @@ def _finish(
     }
     paths = {"json": folder / MATCH_NAME, "markdown": folder / MARKDOWN_NAME}
     if final:
-        _write_text(folder / GAMES_NAME, "".join(_line(r) for r in counted))
-        paths["games"] = folder / GAMES_NAME
-    elif (folder / GAMES_NAME).exists():
-        paths["games"] = folder / GAMES_NAME
+        _write_text(folder / report.GAMES_NAME, "".join(_line(r) for r in counted))
+        paths["games"] = folder / report.GAMES_NAME
+    elif (folder / report.GAMES_NAME).exists():
+        paths["games"] = folder / report.GAMES_NAME
     _write_json(paths["json"], data)
     _write_text(paths["markdown"], markdown(data))
     return MatchResult(data, counted if final else [records[k] for k in sorted(records)], paths)

@@ -121,6 +121,7 @@ def match(
     from shell_envs.agents.spec import AgentSpecError
     from shell_envs.bench import match as matches
     from shell_envs.bench.cluster import ClusterError
+    from shell_envs.bench.report import GAMES_NAME
 
     # every refusal is one line (a ClickException), before any folder is made
     if resume and overwrite:
@@ -155,7 +156,7 @@ def match(
     except matches.MatchInterrupted as stop:
         done = stop.result.data["run"]["games_finished"]
         click.echo(
-            f"\nInterrupted: {done} finished games are in {folder / matches.GAMES_NAME}; "
+            f"\nInterrupted: {done} finished games are in {folder / GAMES_NAME}; "
             "the same command with --resume goes on.",
             err=True,
         )

@@ -238,7 +238,7 @@ class ScorpionEnv(gym.Env):
         """
         if not isinstance(state, ScorpionState):
             raise ValueError(f"set_state needs a ScorpionState; got {type(state).__name__}")
-        check_state(state.arrays)
+        check_state(state)
         if state.rules != self.rules:
             raise ValueError(f"the state's rules do not match this env's rules={self.rules!r}")
         self._state = state.copy()

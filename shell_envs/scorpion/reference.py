@@ -39,8 +39,6 @@ from shell_envs.scorpion.actions import (
 from shell_envs.scorpion.cards import parse_card
 
 RULE_SETS = ("classic", "relaxed", "traditional")
-RESERVE = RESERVE_ACTION
-UNDO = UNDO_ACTION
 UNDO_MEMORY = 100  # the game remembers the last 100 moves
 KING = 12  # rank index of a king (card % 13); an ace is 0
 
@@ -110,7 +108,7 @@ def legal_actions(state: State, rules: str) -> list[int]:
                 if legal:
                     actions.append(encode_move_plain(card, dest))
     if reserve:
-        actions.append(RESERVE)
+        actions.append(RESERVE_ACTION)
     return actions
 
 
@@ -146,7 +144,7 @@ def play(state: State, action: int, rules: str) -> tuple[State, int]:
     cols, fd, reserve, removed = state
     columns, face_down = list(cols), list(fd)
     points = 0
-    if action == RESERVE:
+    if action == RESERVE_ACTION:
         for c in range(3):
             columns[c] = columns[c] + (reserve[c],)
         reserve = ()
@@ -188,7 +186,7 @@ class Game:
         the game is not won (a won game has no action at all)."""
         actions = legal_actions(self.state, self.rules)
         if self.allow_undo and self.history and not self.won:
-            actions.append(UNDO)
+            actions.append(UNDO_ACTION)
         return actions
 
     @property
@@ -198,7 +196,7 @@ class Game:
 
     def play(self, action: int) -> int:
         """Play a legal ``action``; returns the score change (minus the points undo takes back)."""
-        if action == UNDO:
+        if action == UNDO_ACTION:
             before = self.score
             self.state, self.score = self.history.pop()
             return self.score - before
@@ -256,7 +254,9 @@ def _ordered(state: State, rules: str) -> list[int]:
     first = {col[face_down[c]] for c, col in enumerate(columns) if 0 < face_down[c] < len(col)}
 
     def key(action: int) -> int:
-        return 2 if action == RESERVE else (0 if decode_move_plain(action)[0] in first else 1)
+        return (
+            2 if action == RESERVE_ACTION else (0 if decode_move_plain(action)[0] in first else 1)
+        )
 
     return sorted(legal_actions(state, rules), key=key)
 

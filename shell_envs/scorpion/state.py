@@ -1,20 +1,109 @@
-"""A Scorpion game as a bundle of the rule arrays, with conversions to and from positions."""
+"""Scorpion's game state: [`ScorpionState`][], the bundle of the rule arrays, and its check.
+
+As `shell_envs.what_the_shell.state`: the state type, [`check_state`][] taking it, and the
+constructors from a deal, a deal number or a position; converting positions and checking the
+arrays is `shell_envs.scorpion.position`'s.  [`MetaReadings`][] reads a ``meta`` array for
+the state and the player's view (`shell_envs.scorpion.view`) alike.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from typing import Any, overload
 
 import numpy as np
 
-from shell_envs.core.validation import integer, mapping
 from shell_envs.scorpion import rules
-from shell_envs.scorpion.cards import N_CARDS, card_code, parse_cards
+from shell_envs.scorpion.cards import N_CARDS
+from shell_envs.scorpion.position import (
+    arrays_to_position,
+    check_arrays,
+    check_deal,
+    position_to_arrays,
+)
+
+__all__ = [
+    "MAX_DEAL_NUMBER",
+    "MetaReadings",
+    "ScorpionState",
+    "check_state",
+    "deck_of",
+    "rule_code",
+]
 
 MAX_DEAL_NUMBER = 2**63 - 1
 
 
-class ScorpionState:
+class _MetaCount:
+    """A read-only ``int`` reading of one ``meta`` entry: a property without its boilerplate."""
+
+    __slots__ = ("index", "name")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _MetaCount: ...
+    @overload
+    def __get__(self, obj: MetaReadings, owner: type | None = None) -> int: ...
+    def __get__(self, obj: MetaReadings | None, owner: type | None = None) -> int | _MetaCount:
+        return self if obj is None else int(obj.meta[self.index])
+
+    def __set__(self, obj: MetaReadings, value: object) -> None:
+        raise AttributeError(f"{type(obj).__name__}.{self.name} is read from its meta array")
+
+
+class MetaReadings:
+    """What a Scorpion ``meta`` array says, read the same way for a full state and a view."""
+
+    __slots__ = ()
+    meta: np.ndarray
+
+    score = _MetaCount(rules.M_SCORE)
+    """Points so far."""
+    removed = _MetaCount(rules.M_REMOVED)
+    """Sequences removed to the slots (0–4)."""
+    moves = _MetaCount(rules.M_MOVES)
+    """Moves played and not undone."""
+    runs = _MetaCount(rules.M_RUNS)
+    """Traditional: complete king-to-ace runs standing in the tableau (0–4; 0 otherwise)."""
+
+    @property
+    def rules(self) -> str:
+        """The rule set's name: ``"classic"``, ``"relaxed"`` or ``"traditional"``."""
+        return rules.RULE_SETS[int(self.meta[rules.M_RULES])]
+
+    @property
+    def relaxed(self) -> bool:
+        """Whether the game uses the Relaxed rule (any suit one rank higher)."""
+        return int(self.meta[rules.M_RULES]) == rules.RELAXED
+
+    @property
+    def traditional(self) -> bool:
+        """Whether the game uses the traditional rules (runs stay in the tableau)."""
+        return int(self.meta[rules.M_RULES]) == rules.TRADITIONAL
+
+    @property
+    def won(self) -> bool:
+        """All four sequences removed (Traditional: standing complete in the tableau)."""
+        return bool(rules.is_won(self.meta))
+
+    @property
+    def reserve_dealt(self) -> bool:
+        """Whether the reserve has been dealt."""
+        return bool(self.meta[rules.M_RESERVE_DEALT])
+
+    @property
+    def slots(self) -> list[int]:
+        """Suit index of each removed sequence, in removal order."""
+        return [int(s) for s in self.meta[rules.M_SLOTS : rules.M_SLOTS + self.removed]]
+
+
+class ScorpionState(MetaReadings):
     """The six state arrays of one game (see `shell_envs.scorpion.rules`); copies are cheap."""
 
     __slots__ = ("tab", "lens", "fd", "reserve", "meta", "hist")
@@ -39,8 +128,8 @@ class ScorpionState:
         self.tab, self.lens, self.fd, self.reserve, self.meta, self.hist = arrays
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first thing no game can have (`check_state`)."""
-        check_state(self.arrays)
+        """Raise ``ValueError`` naming the first thing no game can have ([`check_state`][])."""
+        check_state(self)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ScorpionState):
@@ -48,56 +137,6 @@ class ScorpionState:
         return all(np.array_equal(a, b) for a, b in zip(self.arrays, other.arrays, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
-
-    @property
-    def rules(self) -> str:
-        """The rule set's name: ``"classic"``, ``"relaxed"`` or ``"traditional"``."""
-        return rules.RULE_SETS[int(self.meta[rules.M_RULES])]
-
-    @property
-    def relaxed(self) -> bool:
-        """Whether the game uses the Relaxed rule (any suit one rank higher)."""
-        return int(self.meta[rules.M_RULES]) == rules.RELAXED
-
-    @property
-    def traditional(self) -> bool:
-        """Whether the game uses the traditional rules (runs stay in the tableau)."""
-        return int(self.meta[rules.M_RULES]) == rules.TRADITIONAL
-
-    @property
-    def score(self) -> int:
-        """Points so far."""
-        return int(self.meta[rules.M_SCORE])
-
-    @property
-    def removed(self) -> int:
-        """Sequences removed to the slots (0–4)."""
-        return int(self.meta[rules.M_REMOVED])
-
-    @property
-    def moves(self) -> int:
-        """Moves played and not undone."""
-        return int(self.meta[rules.M_MOVES])
-
-    @property
-    def runs(self) -> int:
-        """Traditional: complete king-to-ace runs standing in the tableau (0–4; 0 otherwise)."""
-        return int(self.meta[rules.M_RUNS])
-
-    @property
-    def won(self) -> bool:
-        """All four sequences removed (Traditional: standing complete in the tableau)."""
-        return bool(rules.is_won(self.meta))
-
-    @property
-    def reserve_dealt(self) -> bool:
-        """Whether the reserve has been dealt."""
-        return bool(self.meta[rules.M_RESERVE_DEALT])
-
-    @property
-    def slots(self) -> list[int]:
-        """Suit index of each removed sequence, in removal order."""
-        return [int(s) for s in self.meta[rules.M_SLOTS : rules.M_SLOTS + self.removed]]
 
     def column(self, col: int) -> list[int]:
         """Card indices of column ``col`` (0–6), bottom → top, face-down ones included."""
@@ -122,18 +161,11 @@ class ScorpionState:
     @classmethod
     def from_position(cls, position: Mapping[str, Any], rule_set: str = "classic") -> ScorpionState:
         """A game set up from a [`position`][]-style dict (no undo history)."""
-        return _from_position(position, rule_code(rule_set))
+        return cls(position_to_arrays(position, rule_code(rule_set)))
 
     def position(self) -> dict[str, Any]:
-        """The full position as card codes, hidden cards included."""
-        return {
-            "columns": [[card_code(c) for c in self.column(col)] for col in range(7)],
-            "face_down": [int(x) for x in self.fd],
-            "reserve": [card_code(int(c)) for c in self.reserve if c >= 0],
-            "removed": self.removed,
-            "score": self.score,
-            "moves": self.moves,
-        }
+        """The full position as card codes, hidden cards included ([`arrays_to_position`][])."""
+        return arrays_to_position(self.tab, self.lens, self.fd, self.reserve, self.meta)
 
 
 def rule_code(rule_set: str) -> int:
@@ -155,326 +187,9 @@ def deck_of(number: int) -> np.ndarray:
     return out
 
 
-def check_deal(cards: Sequence[object]) -> list[int]:
-    """Card indices of an explicit deal; ValueError names a wrong count, duplicate or bad code."""
-    if isinstance(cards, (str, bytes)) or not _is_list(cards):
-        raise ValueError(f"a deal must be a list of 52 card codes, got {_short(cards)}")
-    if isinstance(cards, np.ndarray) and cards.dtype.kind not in "iuUO":
-        raise ValueError(
-            f"a deal array must hold card codes (strings) or integer card indices; got dtype "
-            f"{cards.dtype.name}"
-        )
-    if len(cards) != N_CARDS:
-        raise ValueError(f"a deal must have 52 cards, got {len(cards)}")
-    indices = parse_cards(cards)
-    _check_unique(indices)
-    return indices
-
-
-def _check_unique(indices: list[int]) -> None:
-    """Raise ValueError naming every card that appears twice."""
-    seen: set[int] = set()
-    dupes = []
-    for i in indices:
-        if i in seen and i not in dupes:
-            dupes.append(i)
-        seen.add(i)
-    if dupes:
-        raise ValueError("duplicate card(s): " + ", ".join(card_code(i) for i in dupes))
-
-
-_POSITION_KEYS = ("columns", "face_down", "reserve", "removed", "score", "moves")
-
-
-def _from_position(position: Mapping[str, Any], code: int) -> ScorpionState:
-    """Validate a position dict and build its state."""
-    if not isinstance(position, Mapping):
-        raise ValueError(f"a position must be a dict, got {type(position).__name__}")
-    mapping("the position", position, _POSITION_KEYS)
-    columns = position.get("columns")
-    if isinstance(columns, (str, bytes)) or not _is_list(columns) or len(columns) != 7:
-        raise ValueError(
-            "position['columns'] must be 7 lists of card codes, bottom → top; got "
-            f"{_short(columns)}"
-        )
-    face_down = position.get("face_down", [0] * rules.N_COLUMNS)
-    if isinstance(face_down, (str, bytes)) or not _is_list(face_down) or len(face_down) != 7:
-        raise ValueError(f"position['face_down'] must be 7 counts; got {_short(face_down)}")
-    face_down = [
-        integer(f"position['face_down'][{i}] (column {i + 1})", x, 0)
-        for i, x in enumerate(face_down)
-    ]
-    for i, down in enumerate(face_down):
-        if down > (3 if i < 4 else 0):
-            raise ValueError(
-                f"position['face_down'][{i}] (column {i + 1}) is {down}: face-down cards lie "
-                "only in columns 1–4, at most 3 in each (12 in all)"
-            )
-    reserve = position.get("reserve", [])
-    if isinstance(reserve, (str, bytes)) or not _is_list(reserve) or len(reserve) not in (0, 3):
-        raise ValueError(f"position['reserve'] must hold 3 cards or none; got {_short(reserve)}")
-    cols = []
-    for i, col in enumerate(columns):
-        if isinstance(col, (str, bytes)) or not _is_list(col):
-            raise ValueError(f"column {i + 1} must be a list of card codes; got {_short(col)}")
-        try:
-            cols.append(parse_cards(col))
-        except ValueError as exc:
-            raise ValueError(f"column {i + 1}: {exc}") from None
-    try:
-        res = parse_cards(reserve)
-    except ValueError as exc:
-        raise ValueError(f"position['reserve']: {exc}") from None
-    on_table = [c for col in cols for c in col] + res
-    _check_unique(on_table)
-    missing = sorted(set(range(N_CARDS)) - set(on_table))
-    suits = sorted({c // 13 for c in missing})
-    if len(missing) != 13 * len(suits):
-        raise ValueError(
-            "the cards not in the position must be whole removed suits; missing: "
-            + ", ".join(card_code(c) for c in missing)
-        )
-    for i, (col, down) in enumerate(zip(cols, face_down, strict=True)):
-        if down > max(len(col) - 1, 0):
-            raise ValueError(
-                f"position['face_down'][{i}] (column {i + 1}) is {down}, but the column has "
-                f"{len(col)} card(s) and its top card is always face up"
-            )
-    removed = integer("position['removed']", position.get("removed", len(suits)), 0, 4)
-    if removed != len(suits):
-        raise ValueError(f"position['removed'] is {removed} but {len(suits)} suits are missing")
-    if code == rules.TRADITIONAL and removed:
-        raise ValueError(
-            "under the traditional rules nothing is removed: the position must hold all 52 cards"
-        )
-    score = integer("position['score']", position.get("score", 0), 0, MAX_COUNTER)
-    moves = integer("position['moves']", position.get("moves", 0), 0, MAX_COUNTER)
-    state = ScorpionState()
-    state.meta[rules.M_RULES] = code
-    for s in range(4):
-        state.meta[rules.M_SLOTS + s] = suits[s] if s < len(suits) else -1
-    state.meta[rules.M_REMOVED] = removed
-    state.meta[rules.M_SCORE] = score
-    state.meta[rules.M_MOVES] = moves
-    state.meta[rules.M_RESERVE_DEALT] = 0 if res else 1
-    for i, col in enumerate(cols):
-        state.tab[i, : len(col)] = col
-        state.lens[i] = len(col)
-        state.fd[i] = face_down[i]
-    for i, c in enumerate(res):
-        state.reserve[i] = c
-    if code == rules.TRADITIONAL:
-        state.meta[rules.M_RUNS] = rules.count_runs(state.tab, state.lens, state.fd)
-    return state
-
-
-def _is_list(value: object) -> TypeGuard[Sequence[Any] | np.ndarray]:
-    """A list, tuple or 1-D numpy array."""
-    return isinstance(value, Sequence) or (isinstance(value, np.ndarray) and value.ndim == 1)
-
-
-def _short(value: object) -> str:
-    """A short repr for a message."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-_SHAPES = (
-    ("tab", (rules.N_COLUMNS, rules.MAX_DEPTH), np.int8),
-    ("lens", (rules.N_COLUMNS,), np.int8),
-    ("fd", (rules.N_COLUMNS,), np.int8),
-    ("reserve", (3,), np.int8),
-    ("meta", (rules.META_SIZE,), np.int32),
-    ("hist", (rules.HISTORY, rules.HIST_WIDTH), np.int32),
-)
-_META_USED = rules.M_RUNS + 1
-MAX_COUNTER = 2**31 - 1  # score and moves live in int32
-
-
-def check_state(arrays: Sequence[Any]) -> None:
-    """Raise ``ValueError`` unless ``(tab, lens, fd, reserve, meta, hist)`` is a possible game.
-
-    Checks every array's type, shape and dtype, the layout (cards 0–51 each once, a column's
-    cards then -1, face-down cards only at the bottom of columns 1–4, at most 3, under a face-up
-    top card, the reserve all there or dealt), the counters and the removed suits, and replays
-    the whole undo history on a copy in plain Python, checking every record and the state after
-    each undo, so that no compiled rule function ever reads or writes outside an array.
-    """
-    if not isinstance(arrays, (tuple, list)) or len(arrays) != len(_SHAPES):
-        raise ValueError("a Scorpion state is 6 arrays (tab, lens, fd, reserve, meta, hist)")
-    for (name, shape, dtype), array in zip(_SHAPES, arrays, strict=True):
-        if not isinstance(array, np.ndarray):
-            raise ValueError(f"state.{name} must be a numpy array; got {type(array).__name__}")
-        if array.shape != shape or array.dtype != dtype:
-            raise ValueError(
-                f"state.{name} must be {np.dtype(dtype).name} of shape {shape}; got "
-                f"{array.dtype.name} of shape {array.shape}"
-            )
-    tab, lens, fd, reserve, meta, hist = (np.array(a) for a in arrays)
-    _check_layout(tab, lens, fd, reserve, meta)
-    _check_history(tab, lens, fd, reserve, meta, hist)
-
-
-def check_layout(arrays: Sequence[Any]) -> None:
-    """`check_state` without the history: ``(tab, lens, fd, reserve, meta[, hist])``."""
-    for (name, shape, dtype), array in zip(_SHAPES, arrays, strict=False):
-        if not isinstance(array, np.ndarray) or array.shape != shape or array.dtype != dtype:
-            raise ValueError(f"state.{name} must be {np.dtype(dtype).name} of shape {shape}")
-    _check_layout(*arrays[:5])
-
-
-def _check_layout(
-    tab: np.ndarray, lens: np.ndarray, fd: np.ndarray, reserve: np.ndarray, meta: np.ndarray
-) -> None:
-    """The checks of `check_state` on everything but the undo history."""
-    for c in range(rules.N_COLUMNS):
-        n = int(lens[c])
-        if not 0 <= n <= rules.MAX_DEPTH:
-            raise ValueError(f"state.lens[{c}] (column {c + 1}) must be 0–52; got {n}")
-        cards = tab[c, :n]
-        if n and (cards.min() < 0 or cards.max() >= N_CARDS):
-            bad = int(cards[(cards < 0) | (cards >= N_CARDS)][0])
-            raise ValueError(f"state.tab column {c + 1} holds {bad}: cards are 0–51")
-        if np.any(tab[c, n:] != -1):
-            raise ValueError(
-                f"state.tab column {c + 1} has entries beyond its {n} cards (they must be -1)"
-            )
-        down = int(fd[c])
-        limit = 3 if c < 4 else 0
-        if not 0 <= down <= limit or (n and down >= n) or (not n and down):
-            raise ValueError(
-                f"state.fd[{c}] (column {c + 1}) is {down}: face-down cards lie only in "
-                f"columns 1–4, at most 3, below a face-up top card (the column has {n} cards)"
-            )
-    dealt = int(meta[rules.M_RESERVE_DEALT])
-    if dealt not in (0, 1):
-        raise ValueError(f"state.meta reserve-dealt flag must be 0 or 1; got {dealt}")
-    if (dealt and np.any(reserve != -1)) or (not dealt and np.any(reserve < 0)):
-        raise ValueError(
-            f"state.reserve is {reserve.tolist()} but the reserve is "
-            + ("dealt (it must be -1, -1, -1)" if dealt else "not dealt (it must hold 3 cards)")
-        )
-    if np.any(reserve >= N_CARDS):
-        raise ValueError(f"state.reserve holds {reserve.tolist()}: cards are 0–51")
-    on_table = [int(x) for c in range(rules.N_COLUMNS) for x in tab[c, : lens[c]]]
-    on_table += [int(x) for x in reserve if x >= 0]
-    _check_unique(on_table)
-    removed = int(meta[rules.M_REMOVED])
-    if not 0 <= removed <= 4:
-        raise ValueError(f"state.meta removed count must be 0–4; got {removed}")
-    slots = [int(x) for x in meta[rules.M_SLOTS : rules.M_SLOTS + 4]]
-    suits = slots[:removed]
-    if any(not 0 <= s < 4 for s in suits) or len(set(suits)) != removed:
-        raise ValueError(f"state.meta slots {slots} must name {removed} different suits 0–3")
-    if any(s != -1 for s in slots[removed:]):
-        raise ValueError(f"state.meta slots {slots}: slots past the {removed} removed must be -1")
-    missing = sorted(set(range(N_CARDS)) - set(on_table))
-    if missing != sorted(s * 13 + r for s in suits for r in range(13)):
-        raise ValueError(
-            "the cards not on the table must be exactly the removed suits; missing: "
-            + (", ".join(card_code(c) for c in missing) or "none")
-        )
-    for field, index in (("score", rules.M_SCORE), ("moves", rules.M_MOVES)):
-        if int(meta[index]) < 0:
-            raise ValueError(f"state.meta {field} must be ≥ 0; got {int(meta[index])}")
-    code = int(meta[rules.M_RULES])
-    if not 0 <= code < len(rules.RULE_SETS):
-        raise ValueError(
-            f"state.meta rule-set code must be 0–{len(rules.RULE_SETS) - 1} "
-            f"({', '.join(rules.RULE_SETS)}); got {code}"
-        )
-    runs = int(meta[rules.M_RUNS])
-    expected = rules.count_runs(tab, lens, fd) if code == rules.TRADITIONAL else 0
-    if runs != expected:
-        raise ValueError(f"state.meta runs count is {runs} but the tableau has {expected}")
-    if code == rules.TRADITIONAL and removed:
-        raise ValueError(f"state.meta removed count is {removed}, but traditional removes nothing")
-    count, head = int(meta[rules.M_HIST_COUNT]), int(meta[rules.M_HIST_HEAD])
-    if not 0 <= count <= rules.HISTORY or not 0 <= head < rules.HISTORY:
-        raise ValueError(f"state.meta history count {count} / head {head} must be 0–100 / 0–99")
-    if count > int(meta[rules.M_MOVES]):
-        raise ValueError(
-            f"state.meta has {count} moves to undo but only {meta[rules.M_MOVES]} moves"
-        )
-    if np.any(meta[_META_USED:] != 0):
-        raise ValueError(f"state.meta entries {_META_USED}–15 are unused and must be 0")
-
-
-def _check_history(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-) -> None:
-    """Undo every remembered move on these copies, checking each record before using it."""
-    for step in range(int(meta[rules.M_HIST_COUNT])):
-        head = (int(meta[rules.M_HIST_HEAD]) - 1) % rules.HISTORY
-        rec = hist[head]
-        where = f"state.hist[{head}] (undo {step + 1})"
-        kind, n_rem = int(rec[rules.H_KIND]), int(rec[rules.H_N_REMOVALS])
-        if kind not in (rules.KIND_MOVE, rules.KIND_RESERVE):
-            raise ValueError(f"{where}: kind must be 1 (move) or 2 (reserve); got {kind}")
-        if not 0 <= n_rem <= int(meta[rules.M_REMOVED]):
-            raise ValueError(f"{where}: {n_rem} removals, but {meta[rules.M_REMOVED]} were removed")
-        if not 0 <= int(rec[rules.H_POINTS]) <= int(meta[rules.M_SCORE]):
-            raise ValueError(f"{where}: its points {rec[rules.H_POINTS]} exceed the score")
-        meta[rules.M_HIST_HEAD] = head
-        meta[rules.M_HIST_COUNT] -= 1
-        for k in range(n_rem - 1, -1, -1):
-            code = int(rec[rules.H_REMOVALS + k])
-            col, suit = code // 16, (code // 2) % 8
-            slot = int(meta[rules.M_REMOVED]) - 1
-            if not (0 <= code < 16 * rules.N_COLUMNS and meta[rules.M_SLOTS + slot] == suit):
-                raise ValueError(f"{where}: removal code {code} does not match the last removal")
-            if int(lens[col]) + rules.SEQUENCE > rules.MAX_DEPTH:
-                raise ValueError(f"{where}: removal code {code} overfills column {col + 1}")
-            fd[col] += code & 1
-            n = int(lens[col])
-            tab[col, n : n + rules.SEQUENCE] = [suit * 13 + 12 - i for i in range(rules.SEQUENCE)]
-            lens[col] = n + rules.SEQUENCE
-            meta[rules.M_SLOTS + slot] = -1
-            meta[rules.M_REMOVED] = slot
-        if kind == rules.KIND_MOVE:
-            src, start, count, dest = (
-                int(rec[f]) for f in (rules.H_SRC, rules.H_START, rules.H_COUNT, rules.H_DEST)
-            )
-            n = int(lens[dest]) - count if 0 <= dest < rules.N_COLUMNS else -1
-            if not (
-                0 <= src < rules.N_COLUMNS
-                and 0 <= dest < rules.N_COLUMNS
-                and src != dest
-                and count >= 1
-                and n >= 0
-                and start == int(lens[src])
-                and int(rec[rules.H_SRC_FLIP]) in (0, 1)
-            ):
-                raise ValueError(
-                    f"{where}: move record {rec[: rules.H_N_REMOVALS].tolist()} does not fit the "
-                    "columns (source, start, count, destination)"
-                )
-            fd[src] += int(rec[rules.H_SRC_FLIP])
-            tab[src, start : start + count] = tab[dest, n : n + count]
-            tab[dest, n : n + count] = -1
-            lens[src] = start + count
-            lens[dest] = n
-        else:
-            if int(meta[rules.M_RESERVE_DEALT]) != 1 or min(int(x) for x in lens[:3]) < 1:
-                raise ValueError(f"{where}: a reserve deal record, but the reserve is not dealt")
-            for c in range(3):
-                n = int(lens[c]) - 1
-                reserve[c] = tab[c, n]
-                tab[c, n] = -1
-                lens[c] = n
-            meta[rules.M_RESERVE_DEALT] = 0
-        meta[rules.M_SCORE] -= int(rec[rules.H_POINTS])
-        meta[rules.M_MOVES] -= 1
-        if int(meta[rules.M_RULES]) == rules.TRADITIONAL:
-            meta[rules.M_RUNS] = rules.count_runs(tab, lens, fd)
-        try:
-            _check_layout(tab, lens, fd, reserve, meta)
-        except ValueError as exc:
-            raise ValueError(
-                f"{where}: undoing it would leave an impossible game ({exc})"
-            ) from None
+def check_state(state: Any) -> None:
+    """Raise ``ValueError`` unless ``state`` is a [`ScorpionState`][] whose arrays a game can
+    have (type, shape and dtype first, then the contents: `position.check_arrays`)."""
+    if not isinstance(state, ScorpionState):
+        raise ValueError(f"a Scorpion state must be a ScorpionState; got {type(state).__name__}")
+    check_arrays(*state.arrays)

@@ -35,7 +35,9 @@ from shell_envs.scorpion.encoders import (  # the layouts' one home: the encoder
     CardsEncoder,
     TableauEncoder,
 )
-from shell_envs.scorpion.state import ScorpionState, check_layout, rule_code
+from shell_envs.scorpion.position import check_layout
+from shell_envs.scorpion.search import HIDDEN
+from shell_envs.scorpion.state import MetaReadings, ScorpionState, rule_code
 
 __all__ = [
     "HIDDEN",
@@ -44,11 +46,9 @@ __all__ = [
     "playable_actions",
 ]
 
-HIDDEN = search.HIDDEN
-
 
 @dataclass(frozen=True, eq=False)
-class ScorpionView:
+class ScorpionView(MetaReadings):
     """What a Scorpion player sees: the rule arrays with the hidden cards masked out.
 
     ``tab``, ``lens``, ``fd``, ``reserve`` and ``meta`` follow `shell_envs.scorpion.rules`,
@@ -76,7 +76,7 @@ class ScorpionView:
         if not isinstance(state, ScorpionState):
             raise ValueError(f"from_state needs a ScorpionState; got {type(state).__name__}")
         if check:
-            check_layout(state.arrays)
+            check_layout(*state.arrays)
         tab = state.tab.copy()
         depth = np.arange(rules.MAX_DEPTH)
         tab[depth[None, :] < state.fd[:, None]] = HIDDEN
@@ -221,16 +221,6 @@ class ScorpionView:
         return legal
 
     @property
-    def rules(self) -> str:
-        """The rule set's name: ``"classic"``, ``"relaxed"`` or ``"traditional"``."""
-        return rules.RULE_SETS[int(self.meta[rules.M_RULES])]
-
-    @property
-    def relaxed(self) -> bool:
-        """Whether the Relaxed rule is in force."""
-        return int(self.meta[rules.M_RULES]) == rules.RELAXED
-
-    @property
     def hidden_count(self) -> int:
         """Places whose card is unknown: face-down cards plus undealt reserve cards."""
         return int(np.count_nonzero(self.tab == HIDDEN) + np.count_nonzero(self.reserve == HIDDEN))
@@ -311,7 +301,7 @@ def check_view(tab: Any, lens: Any, fd: Any, reserve: Any, meta: Any, unseen: An
     tab, reserve = tab.copy(), reserve.copy()
     tab[hidden] = unseen[:n_hidden]
     reserve[in_reserve] = unseen[n_hidden:]
-    check_layout((tab, lens, fd, reserve, meta))
+    check_layout(tab, lens, fd, reserve, meta)
 
 
 def _integers(observation: Any) -> np.ndarray:

@@ -28,9 +28,7 @@ from shell_envs.what_the_shell.actions import cell_at, row_col
 WEIGHTS_FILE = "wts_policy.npz"
 WEIGHT_NAMES = ("w_in", "b_in", "w_mid", "b_mid", "w_policy", "b_policy", "w_value", "b_value")
 IN_PLANES = network.N_PLANES + 1  # the feature planes and the window evaluation, spread
-SIZE = rules.SIZE
-CELLS = rules.CELLS
-PADDED = SIZE + 2  # the planes with a border of zeros: a 3×3 kernel never reads outside
+PADDED = rules.SIZE + 2  # the planes with a border of zeros: a 3×3 kernel never reads outside
 
 Network = tuple[np.ndarray, ...]
 
@@ -43,22 +41,22 @@ def _convolve(source, kernel, bias, target):
     over contiguous cells and vectorises; each cell sums its terms in the same order as a
     direct convolution would.
     """
-    taps = np.empty((kernel.shape[1] * 9, CELLS), dtype=np.float32)
+    taps = np.empty((kernel.shape[1] * 9, rules.CELLS), dtype=np.float32)
     for plane in range(kernel.shape[1]):
         for d in range(9):
-            for i in range(SIZE):
-                for j in range(SIZE):
+            for i in range(rules.SIZE):
+                for j in range(rules.SIZE):
                     taps[plane * 9 + d, cell_at(i, j)] = source[plane, i + d // 3, j + d % 3]
-    total = np.empty(CELLS, dtype=np.float32)
+    total = np.empty(rules.CELLS, dtype=np.float32)
     for out in range(kernel.shape[0]):
         total[:] = bias[out]
         for plane in range(kernel.shape[1]):
             for d in range(9):
                 w = kernel[out, plane, d // 3, d % 3]
                 row = taps[plane * 9 + d]
-                for cell in range(CELLS):
+                for cell in range(rules.CELLS):
                     total[cell] += w * row[cell]
-        for cell in range(CELLS):
+        for cell in range(rules.CELLS):
             i, j = row_col(cell)
             target[out, i + 1, j + 1] = max(total[cell], np.float32(0.0))
 
@@ -69,12 +67,12 @@ def forward(net: Network, x: np.ndarray, logits: np.ndarray) -> float:
     (``float32[162]``: own moves, then the opponent's) and returns the winning chance."""
     w_in, b_in, w_mid, b_mid, w_policy, b_policy, w_value, b_value = net
     planes = np.zeros((IN_PLANES, PADDED, PADDED), dtype=np.float32)
-    for cell in range(CELLS):
+    for cell in range(rules.CELLS):
         i, j = row_col(cell)
         i, j = i + 1, j + 1  # inside the zero border
         for k in range(network.N_PLANES):
-            planes[k, i, j] = x[k * CELLS + cell]
-        planes[network.N_PLANES, i, j] = x[network.N_PLANES * CELLS]
+            planes[k, i, j] = x[k * rules.CELLS + cell]
+        planes[network.N_PLANES, i, j] = x[network.N_PLANES * rules.CELLS]
     channels = w_in.shape[0]
     h = np.zeros((channels, PADDED, PADDED), dtype=np.float32)
     spare = np.zeros((channels, PADDED, PADDED), dtype=np.float32)
@@ -85,15 +83,15 @@ def forward(net: Network, x: np.ndarray, logits: np.ndarray) -> float:
         h, spare = spare, h
     v = b_value[0]
     for c in range(channels):
-        v += w_value[0, c] * h[c, 1 : SIZE + 1, 1 : SIZE + 1].sum() / CELLS
+        v += w_value[0, c] * h[c, 1 : rules.SIZE + 1, 1 : rules.SIZE + 1].sum() / rules.CELLS
     for head in range(2):
-        for cell in range(CELLS):
+        for cell in range(rules.CELLS):
             i, j = row_col(cell)
             i, j = i + 1, j + 1
             total = b_policy[head]
             for c in range(channels):
                 total += w_policy[head, c] * h[c, i, j]
-            logits[head * CELLS + cell] = total
+            logits[head * rules.CELLS + cell] = total
     return 1.0 / (1.0 + np.exp(-v))
 
 

@@ -8,12 +8,17 @@ still work where the rules take the three arrays.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from shell_envs.what_the_shell import rules
-from shell_envs.what_the_shell.position import check_arrays
+from shell_envs.what_the_shell.position import (
+    arrays_to_position,
+    check_arrays,
+    position_to_arrays,
+)
 
 __all__ = ["GameState", "check_state"]
 
@@ -30,6 +35,15 @@ class GameState(NamedTuple):
     def new(cls) -> GameState:
         """The empty board before the first round."""
         return cls(*rules.new_state())
+
+    @classmethod
+    def from_position(cls, position: Mapping[str, Any]) -> GameState:
+        """A game set up from a [`position`][]-style dict (`position.position_to_arrays`)."""
+        return cls(*position_to_arrays(position))
+
+    def position(self) -> dict[str, Any]:
+        """The position as cell names (`position.arrays_to_position`)."""
+        return arrays_to_position(*self)
 
     def copy(self) -> GameState:
         """An independent copy (three small arrays)."""

@@ -464,5 +464,5 @@ def test_any_position_accepted_is_a_possible_game(key, index, value, rule_set):
         state = ScorpionState.from_position(pos, rule_set)
     except ValueError:
         return
-    check_state(state.arrays)
+    check_state(state)
     assert ScorpionState.from_position(state.position(), rule_set) == state

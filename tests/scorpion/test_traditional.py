@@ -170,7 +170,7 @@ def test_complete_runs_count_anywhere_in_the_tableau(columns, face_down, runs) -
     pos = position(columns, face_down)
     state = ScorpionState.from_position(pos, "traditional")
     assert state.runs == runs == plain_runs(state)
-    check_state(state.arrays)
+    check_state(state)
     env, info = trad(pos)
     assert state_of(env).runs == runs and not info["won"] and info["removed"] == 0
     for other in ("classic", "relaxed"):  # the other rule sets count none
@@ -310,7 +310,7 @@ def test_undo_of_a_move_completing_a_run_takes_back_the_count_and_the_score() ->
             "moves": 0,
         }
     )
-    check_state(state_of(env).arrays)
+    check_state(state_of(env))
 
 
 # --- the same game as Classic until a run completes ------------------------------------------
@@ -492,27 +492,27 @@ def test_plain_python_rules_play_the_same_traditional_games() -> None:
 
 def test_check_state_accepts_traditional_states_and_refuses_wrong_counts() -> None:
     state = ScorpionState.from_position(position({1: "5H " + run("S")}), "traditional")
-    check_state(state.arrays)
+    check_state(state)
     wrong = state.copy()
     wrong.meta[rules.M_RUNS] = 2
     with pytest.raises(ValueError, match="runs count is 2 but the tableau has 1"):
-        check_state(wrong.arrays)
+        check_state(wrong)
     wrong.meta[rules.M_RUNS] = 0
     with pytest.raises(ValueError, match="runs count is 0 but the tableau has 1"):
-        check_state(wrong.arrays)
+        check_state(wrong)
     counted = ScorpionState.from_position(position({1: run("S")}), "classic")
     counted.meta[rules.M_RUNS] = 1  # only Traditional keeps the count
     with pytest.raises(ValueError, match="runs count is 1 but the tableau has 0"):
-        check_state(counted.arrays)
+        check_state(counted)
     removed = ScorpionState.from_position(position({1: "5H"}, removed="S"), "classic")
-    check_state(removed.arrays)
+    check_state(removed)
     removed.meta[rules.M_RULES] = rules.TRADITIONAL
     with pytest.raises(ValueError, match="removed count is 1, but traditional removes nothing"):
-        check_state(removed.arrays)
+        check_state(removed)
     bad = state.copy()
     bad.meta[rules.M_RULES] = len(rules.RULE_SETS)
     with pytest.raises(ValueError, match="rule-set code must be 0–2"):
-        check_state(bad.arrays)
+        check_state(bad)
     env, _ = trad(COMPLETE_SPADES)
     env.unwrapped.set_state(state)
     assert state_of(env).runs == 1
@@ -547,7 +547,7 @@ def test_random_play_counts_runs_scores_fives_and_removes_nothing(seed, start_ki
         assert on_table == list(range(rules.N_CARDS))
         assert state.score == scores[-1] and state.won == (state.runs == 4)
         if step % 25 == 0:
-            check_state(state.arrays)
+            check_state(state)
         if rules.legal_mask(*state.arrays, True, mask) == 0:
             break
         a = int(rng.choice(np.flatnonzero(mask)))

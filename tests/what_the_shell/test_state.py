@@ -11,7 +11,12 @@ import pytest
 from shell_envs import what_the_shell_v0
 from shell_envs.what_the_shell import rules
 from shell_envs.what_the_shell.actions import cell_at, cell_at_plain, row_col, row_col_plain
-from shell_envs.what_the_shell.position import cell_index, cell_name
+from shell_envs.what_the_shell.position import (
+    arrays_to_position,
+    cell_index,
+    cell_name,
+    position_to_arrays,
+)
 from shell_envs.what_the_shell.render import render_ansi, render_rgb
 from shell_envs.what_the_shell.state import GameState, check_state
 from shell_envs.what_the_shell.view import WhatTheShellView
@@ -204,3 +209,12 @@ def test_the_cell_codec():
             assert (row, col) == row_col(cell) and cell_at(row, col) == cell
             assert cell_name(cell) == "abcdefghi"[col] + str(row + 1)
             assert cell_index(cell_name(cell)) == cell
+
+
+def test_game_state_converts_positions_both_ways():
+    state = GameState.from_position(POSITION)
+    assert same(state, GameState(*position_to_arrays(POSITION)))
+    assert state.position() == arrays_to_position(*state)
+    assert GameState.from_position(state.position()).position() == state.position()
+    with pytest.raises(ValueError, match="unknown position keys"):
+        GameState.from_position({"red": []})

@@ -19,6 +19,7 @@ from shell_envs.core.deprecation import RENAMED, moved_names
 from shell_envs.scorpion import rules
 from shell_envs.scorpion.cards import card_code
 from shell_envs.scorpion.messages import action_text
+from shell_envs.scorpion.position import check_layout
 from shell_envs.scorpion.rules import RULE_SETS
 from shell_envs.scorpion.solver.kernel import (
     C_DEPTH,
@@ -51,7 +52,7 @@ from shell_envs.scorpion.solver.kernel import (
     starved_card,
     tt_rehash,
 )
-from shell_envs.scorpion.state import ScorpionState, check_layout, rule_code
+from shell_envs.scorpion.state import ScorpionState, rule_code
 
 DEFAULT_MAX_NODES = 2_000_000
 MAX_NODES_LIMIT = 10**12  # far beyond any memory: a search keeps 8 bytes per node
@@ -92,7 +93,7 @@ def _initial_state(deal_or_seed: object, rule_set: str) -> ScorpionState:
     """The state a solve starts from: a deal number, 52 card codes, a ``position()``-style dict
     (under the rule set named ``rule_set``) or a ScorpionState (under its own)."""
     if isinstance(deal_or_seed, ScorpionState):
-        check_layout(deal_or_seed.arrays)  # compiled search must never read outside an array
+        check_layout(*deal_or_seed.arrays)  # compiled search must never read outside an array
         return deal_or_seed
     if isinstance(deal_or_seed, Mapping):
         return ScorpionState.from_position(deal_or_seed, rule_set)
@@ -165,7 +166,7 @@ def solve_quick(state: ScorpionState, max_nodes: int, check: bool = True) -> Out
     if not isinstance(state, ScorpionState):
         raise ValueError(f"solve_quick needs a ScorpionState; got {type(state).__name__}")
     if check:
-        check_layout(state.arrays)
+        check_layout(*state.arrays)
     search = _Search(state, PRUNE_ALL)
     share = PROBE_SHARE[state.rules]
     status = search.probes(int(max_nodes * share), None)
@@ -182,7 +183,7 @@ def solve_children(
     actions of ``state``, each played by the rules engine on a copy): the per-move verdicts
     a search over the root moves needs.  ``state`` itself is left as it is."""
     if check:
-        check_layout(state.arrays)
+        check_layout(*state.arrays)
     out = []
     for action in actions:
         child = state.copy()

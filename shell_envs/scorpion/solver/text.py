@@ -11,8 +11,9 @@ import json
 from pathlib import Path
 
 from shell_envs.scorpion import reference
+from shell_envs.scorpion.position import check_deal
 from shell_envs.scorpion.solver.api import DEFAULT_MAX_NODES, LOST, WON, SolveResult, solve
-from shell_envs.scorpion.state import ScorpionState, check_deal
+from shell_envs.scorpion.state import ScorpionState
 
 
 def read_deal_file(path: str | Path) -> list[str]:
