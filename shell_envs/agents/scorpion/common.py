@@ -60,6 +60,14 @@ class FairAgent(ABC):
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """A legal action for the player's view ``state``."""
 
+    def _legal_and_seen(
+        self, state: ScorpionView, action_mask: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The legal actions of the checked view ``state``, and the hashes of every position
+        seen, this one included (`_remember`)."""
+        legal = checked_view(state).legal(action_mask)
+        return legal, self._remember(state)
+
     def _remember(self, view: ScorpionView) -> np.ndarray:
         """Record the current position; returns the sorted hashes of every position seen."""
         moves = int(view.meta[rules.M_MOVES])

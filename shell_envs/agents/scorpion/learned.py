@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.agents.scorpion.common import FairAgent, checked_view
+from shell_envs.agents.scorpion.common import FairAgent
 from shell_envs.core.weights import check_temperature, check_top_p, pick
 from shell_envs.scorpion import network
 from shell_envs.scorpion.actions import N_ACTIONS
@@ -53,8 +53,7 @@ class LearnedAgent(FairAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The network's move for ``state`` among the candidates (see the module doc)."""
-        legal = checked_view(state).legal(action_mask)
-        visited = self._remember(state)
+        legal, visited = self._legal_and_seen(state, action_mask)
         if legal.size == 1:
             return int(legal[0])
         tab, lens, fd, reserve, meta = state.arrays()

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from shell_envs.agents.scorpion.common import FairAgent, checked_view
+from shell_envs.agents.scorpion.common import FairAgent
 from shell_envs.core.validation import flag, positive_int
 from shell_envs.scorpion import rules, search, solver
 from shell_envs.scorpion.actions import N_ACTIONS, N_COLUMNS, RESERVE_ACTION
@@ -131,8 +131,7 @@ class LookaheadAgent(FairAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The move with the best mean rollout value over sampled deals of the hidden cards."""
-        legal = checked_view(state).legal(action_mask)
-        visited = self._remember(state)
+        legal, visited = self._legal_and_seen(state, action_mask)
         if legal.size == 1:
             return int(legal[0])
         return self._rollout_choice(state, legal, visited)
@@ -351,8 +350,7 @@ class PimcAgent(LookaheadAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The move that wins in the most solved determinizations (see the class notes)."""
-        legal = checked_view(state).legal(action_mask)
-        visited = self._remember(state)
+        legal, visited = self._legal_and_seen(state, action_mask)
         self._pool = [s for s in self._pool if looks_like(s.state, state)]
         if legal.size == 1:
             choice = int(legal[0])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from shell_envs.agents.base import RandomAgent as BaseRandomAgent
-from shell_envs.agents.scorpion.common import FairAgent, checked_view
+from shell_envs.agents.scorpion.common import FairAgent
 from shell_envs.scorpion import rules, search
 from shell_envs.scorpion.view import ScorpionView, playable_actions
 
@@ -39,8 +39,7 @@ class GreedyAgent(FairAgent):
 
     def act_with_state(self, state: ScorpionView, action_mask: np.ndarray) -> int:
         """The greedy move for ``state``."""
-        legal = checked_view(state).legal(action_mask)
-        visited = self._remember(state)
+        legal, visited = self._legal_and_seen(state, action_mask)
         if legal.size == 1:
             return int(legal[0])
         tab, lens, fd, reserve, meta = state.arrays()
