@@ -265,12 +265,7 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
             for e in np.flatnonzero(ended):
                 final_obs[e] = _row(observations, int(e))
             final_info = infos
-            self._draw_deals(ended)
-            batch_reset(*self.arrays, self.deals, ended, self._rule, self.allow_undo,
-                        self.masks, self._kind, self._obs_target(partial=True),
-                        self._cards)  # fmt: skip
-            self.steps[ended] = 0
-            self._autoreset[:] = False
+            self._redeal(ended)
             observations = self._observations()
             infos = self._infos()
             infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info)
@@ -299,7 +294,7 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
         return tuple(x[index] for x in self.arrays)
 
     def _redeal(self, which: np.ndarray) -> None:
-        """Deal the next game in every env flagged in ``which`` (see `redeal`)."""
+        """Deal the next game in the envs flagged in ``which`` (`redeal`, a same-step autoreset)."""
         self._draw_deals(which)
         batch_reset(*self.arrays, self.deals, which, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=True),
