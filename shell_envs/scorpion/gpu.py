@@ -26,21 +26,21 @@ read as state, are copied).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode
 
 from shell_envs.core import cuda
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.pcg64 import GEN_ROWS, generator_columns
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, flag, integer, reset_needed
-from shell_envs.scorpion import kernels, vector
+from shell_envs.core.validation import choice, flag, reset_needed
+from shell_envs.scorpion import kernels
 from shell_envs.scorpion import rules as engine
-from shell_envs.scorpion.deals import deal_pool, next_deal
-from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
+from shell_envs.scorpion.batch import BatchedScorpionEnv
+from shell_envs.scorpion.deals import next_deal
+from shell_envs.scorpion.options import DEFAULT_MAX_MOVES
 
 __all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures"]
 
@@ -170,7 +170,7 @@ STEP_ARGS = ("tab", "lens", "fd", "reserve", "meta", "hist", "masks", "obs", "ca
 OUTPUTS = ("obs", "rewards", "terminated", "truncated", "counts", "flags", "code", "deal")
 
 
-class ScorpionGpuVectorEnv(VectorEnv):
+class ScorpionGpuVectorEnv(BatchedScorpionEnv):
     """``num_envs`` Scorpion games on a CUDA device; the API of
     [`ScorpionVectorEnv`][shell_envs.scorpion.vector.ScorpionVectorEnv] with torch tensors.
 
@@ -204,44 +204,23 @@ class ScorpionGpuVectorEnv(VectorEnv):
         layout: str = "soa",
         device: Any = "cuda",
     ) -> None:
-        self.options = options = ScorpionOptions(
-            rules=rules,
-            obs_encoder=obs_encoder,
-            illegal_action=illegal_action,
-            allow_undo=allow_undo,
-            lang=lang,
-            max_moves=max_moves,
-            reward=reward,
-            mask_in_obs=mask_in_obs,
-        )
-        self.num_envs, autoreset_mode = vector.batch_keywords(num_envs, autoreset_mode,
-                                                              render_mode)  # fmt: skip
-        if autoreset_mode != "next_step":
+        self._device_keywords = (copy, layout, device)  # checked after the shared keywords
+        super().__init__(num_envs, rules, obs_encoder, illegal_action, allow_undo, lang,
+                         max_moves, reward, mask_in_obs, autoreset_mode, render_mode)  # fmt: skip
+
+    def _allocate(self) -> None:
+        """The device state, result buffers, generators and prepared launches."""
+        if self.autoreset_mode != AutoresetMode.NEXT_STEP:
             raise ValueError(
                 "on the GPU, autoreset_mode must be 'next_step' (same_step's final_obs holds "
                 "one host object per ended game, which would stop the GPU every step)"
             )
-        self.autoreset_mode = vector.AUTORESET_MODES[autoreset_mode]
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
-        self.render_mode = None
-        self.rules = options.rules
-        self.illegal_action = options.illegal_action
-        self.lang = options.lang
-        self.reward_mode = options.reward
-        self.allow_undo = options.allow_undo
-        self.mask_in_obs = options.mask_in_obs
-        self.max_moves = options.max_moves or 0
-        self.encoder = options.encoder
-        self.n_actions = options.n_actions
-        self._rule = options.rule_index
-        self._kind = vector.encoder_kind(self.encoder)
-        (self.single_observation_space, self.single_action_space, self.observation_space,
-         self.action_space) = vector.batch_spaces(options, self.num_envs)  # fmt: skip
         if self._kind < 0:
             raise ValueError(
                 "on the GPU, obs_encoder must be one of the built-in encoders 'tableau' or "
-                f"'cards' (they run on the device), got {obs_encoder!r}"
+                f"'cards' (they run on the device), got {self.options.obs_encoder!r}"
             )
+        copy, layout, device = self._device_keywords
         self.copy = flag("copy", copy)
         self.layout = choice("layout", layout, LAYOUTS)
         self.device = cuda.torch_device(device)
@@ -262,7 +241,6 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self._no_actions = cuda.device_array(np.zeros(n, np.int64))
         self._gen = cuda.device_array(generator_columns([None] * n))
         self._pool = cuda.device_array(np.zeros(1, np.int64))
-        self._use_pool = False
         self._rng = cuda.random_states(n, None)
         self._picks = cuda.empty(n, np.int64)
         self._shapes = {"obs": cuda.batch_shape(n, obs_space.shape, layout), "rewards": (n,),
@@ -279,7 +257,6 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self._step = self._prepare_step()
         self._sample = SAMPLE_KERNELS[layout].prepare(n, self._masks, self._rng, self._picks)
         self._tensors = self._views(self._outputs)
-        self._started = False  # step, action_masks, sample_actions and redeal need a reset
 
     def _fresh_outputs(self) -> dict[str, tuple[Any, Any]]:
         """A fresh buffer for each result the kernels write: ``name: (argument, tensor)``."""
@@ -319,8 +296,7 @@ class ScorpionGpuVectorEnv(VectorEnv):
         deal numbers; a seed also seeds `sample_actions`.
         """
         n = self.num_envs
-        seeds, numbers = vector.reset_request(seed, options, n)
-        seeded = np.array([s is not None for s in seeds], np.bool_)
+        seeds, seeded, numbers = self._reset_request(seed, options)
         if seeded.any():
             RESEED_KERNEL(n, cuda.device_array(seeded), cuda.device_array(generator_columns(
                 seeds)), self._gen)  # fmt: skip
@@ -375,42 +351,28 @@ class ScorpionGpuVectorEnv(VectorEnv):
         self._sample()
         return self._picks_view
 
-    def explain(self, index: int, action: int) -> str | None:
-        """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``
-        (copies the game to the host)."""
-        index = integer("index", index, 0, self.num_envs - 1)
-        arrays = tuple(a[index] for a in self.host_arrays())
-        return vector.explain_action(arrays, action, self.n_actions, self.allow_undo, self.lang)
-
     def host_arrays(self) -> tuple[np.ndarray, ...]:
         """Host copies of the state arrays ``(tab, lens, fd, reserve, meta, hist)`` in the CPU
         env's ``(N, ...)`` layout (waits for the GPU)."""
         return tuple(cuda.game_major_copy(array, self.layout) for array in self._state())
 
-    def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
-        """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again),
-        each env with its own generator, as the CPU env's
-        [`set_deal_pool`][shell_envs.scorpion.vector.ScorpionVectorEnv.set_deal_pool]."""
-        if numbers is None:
-            self._use_pool = False
-        else:
-            self._pool = cuda.device_array(deal_pool(numbers))
-            self._use_pool = True
+    def _game_arrays(self, index: int) -> engine.StateArrays:
+        """Game ``index``'s state arrays, copied to the host."""
+        return tuple(a[index] for a in self.host_arrays())
+
+    def _pool_array(self, pool: np.ndarray) -> Any:
+        """The deal pool on the device."""
+        return cuda.device_array(pool)
+
+    def _deal_pool_changed(self) -> None:
+        """The step launch reads the new pool and its flag."""
         self._step = self._prepare_step()
 
-    def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
-        """End the games of ``envs`` now and deal each its next game, as an autoreset does (see
-        [`ScorpionVectorEnv.redeal`][shell_envs.scorpion.vector.ScorpionVectorEnv.redeal]);
-        before the first ``reset``, ``ResetNeeded``."""
-        if not self._started:
-            raise reset_needed("redeal()")
-        which = np.zeros(self.num_envs, np.bool_)
-        for i in envs:
-            which[integer("env index", i, 0, self.num_envs - 1)] = True
-        if not which.any():
-            return
+    def _redeal(self, which: np.ndarray) -> None:
+        """Deal the next game in every env flagged in ``which`` (see `redeal`); with ``copy``,
+        into scratch buffers, so results already returned stay as they were."""
         outputs = self._outputs
-        if self.copy:  # results already returned stay as they were
+        if self.copy:
             if self._scratch is None:
                 self._scratch = self._fresh_outputs()
             outputs = self._scratch

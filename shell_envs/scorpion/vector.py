@@ -15,9 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector import AutoresetMode
 
 from shell_envs.core import background
 from shell_envs.core.buffers import BufferPool, BufferSets
@@ -26,23 +24,13 @@ from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
 from shell_envs.core.pcg64 import generator_columns
 from shell_envs.core.rows import row
-from shell_envs.core.validation import (
-    action_index,
-    choice,
-    integer,
-    mapping,
-    positive_int,
-    reset_needed,
-)
-from shell_envs.core.validation import seed as seed_value
+from shell_envs.core.validation import reset_needed
 from shell_envs.scorpion import rules as engine
-from shell_envs.scorpion.deals import deal_pool, draw_deals
-from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
+from shell_envs.scorpion.batch import BatchedScorpionEnv
+from shell_envs.scorpion.deals import draw_deals
 from shell_envs.scorpion.kernels import (
-    CARDS,
     INFO_ARRAYS,
     STATE,
-    TABLEAU,
     as_infos,
     check_game,
     fill_infos,
@@ -50,11 +38,7 @@ from shell_envs.scorpion.kernels import (
     reset_game,
     step_game,
 )
-from shell_envs.scorpion.messages import refusal
-from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
-from shell_envs.scorpion.state import MAX_DEAL_NUMBER, ScorpionState
-
-AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
+from shell_envs.scorpion.state import ScorpionState
 
 
 @jit_inline
@@ -177,133 +161,27 @@ def batch_check(
                    codes)  # fmt: skip
 
 
-def explain_action(arrays: engine.StateArrays, action: Any, n_actions: int, allow_undo: bool,
-                   lang: str) -> str | None:  # fmt: skip
-    """Why ``action`` is illegal in the game of ``arrays`` (one game's state arrays), in
-    ``lang``; None when it is legal.  The single env's words for the same game
-    ([`refusal`][shell_envs.scorpion.messages.refusal]): a game that has ended says so."""
-    a = action_index(action, n_actions)
-    n_legal = engine.legal_mask(*arrays, allow_undo, np.zeros(n_actions, np.bool_))
-    return refusal(arrays, action, a, n_actions, allow_undo, n_legal, lang)
-
-
-def batch_keywords(num_envs: int, autoreset_mode: str | AutoresetMode,
-                   render_mode: str | None) -> tuple[int, str]:  # fmt: skip
-    """The checked keywords that only the batched Scorpion envs take (the CPU env and the GPU
-    env alike): ``(num_envs, the name of the autoreset mode)``; they do not render."""
-    if isinstance(autoreset_mode, AutoresetMode):
-        autoreset_mode = {v: k for k, v in AUTORESET_MODES.items()}.get(autoreset_mode, "")
-    choice("autoreset_mode", autoreset_mode, tuple(AUTORESET_MODES))
-    if render_mode is not None:
-        raise ValueError("the batched Scorpion env does not render; use the single env")
-    return positive_int("num_envs", num_envs), autoreset_mode
-
-
-def batch_spaces(options: ScorpionOptions, n: int) -> tuple[spaces.Space, ...]:
-    """``(single_observation_space, single_action_space, observation_space, action_space)``
-    of ``n`` batched games with ``options``."""
-    single = options.observation_space
-    return (
-        single,
-        options.action_space,
-        batch_space(single, n),
-        spaces.MultiDiscrete(np.full(n, options.n_actions)),
-    )
-
-
-def encoder_kind(encoder: Any) -> int:
-    """The built-in encoder the kernels run for ``encoder`` (`TABLEAU`, `CARDS`), or -1 for a
-    custom one, encoded outside the kernels."""
-    return {TableauEncoder: TABLEAU, CardsEncoder: CARDS}.get(type(encoder), -1)
-
-
-def reset_request(seed: Any, options: dict[str, Any] | None, n: int) -> tuple[list, list | None]:
-    """The checked arguments of ``reset`` for ``n`` envs: each env's seed (None: unseeded) and
-    the deal numbers of ``options["deals"]`` (None when not given).  Everything is checked
-    before anything changes, so a refused reset leaves every env as it was."""
-    if seed is None:
-        seeds: list[int | None] = [None] * n
-    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-        first = seed_value("seed", seed, MAX_DEAL_NUMBER - n + 1)
-        seeds = [first + i for i in range(n)]
-    else:
-        if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
-            raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
-        if len(seed) != n:
-            raise ValueError(f"reset() got {len(seed)} seeds for {n} envs")
-        seeds = [seed_value(f"seed[{i}]", s, MAX_DEAL_NUMBER) for i, s in enumerate(seed)]
-    options = mapping("options", options, ("deals",), "reset option")
-    numbers = options.get("deals")
-    if numbers is not None:
-        if isinstance(numbers, (str, bytes)) or not hasattr(numbers, "__len__"):
-            raise ValueError(f"options['deals'] must be a list of {n} deal numbers")
-        if len(numbers) != n:
-            raise ValueError(f"options['deals'] has {len(numbers)} deal numbers for {n} envs")
-        numbers = [
-            integer(f"options['deals'][{i}]", x, 0, MAX_DEAL_NUMBER) for i, x in enumerate(numbers)
-        ]
-    return seeds, numbers
-
-
-class ScorpionVectorEnv(VectorEnv):
+class ScorpionVectorEnv(BatchedScorpionEnv):
     """``num_envs`` Scorpion games; the keywords of ``Scorpion-v0`` plus ``autoreset_mode``.
 
     Observations ``(N, ...)`` from the chosen encoder (with ``mask_in_obs``, a Dict with
     ``"action_mask"`` ``(N, A)``); [`action_masks`][] returns ``bool[N, A]``.  Infos hold
     arrays ``score``, ``removed``, ``moves``, ``won``, ``illegal``, ``code`` (0 legal, else the
-    rules' check code; [`explain`][] gives the message) and ``deal``: the same keys and
-    dtypes at reset and at every step; ``autoreset_mode="same_step"`` adds Gymnasium's
-    ``final_obs`` (an object array: each ended game's last observation, None elsewhere),
-    ``final_info``, ``_final_obs`` and ``_final_info`` to the steps where a game ended.  With
+    rules' check code; [`explain`][shell_envs.scorpion.vector.ScorpionVectorEnv.explain] gives
+    the message) and ``deal``: the same keys and dtypes at reset and at every step;
+    ``autoreset_mode="same_step"`` adds Gymnasium's ``final_obs`` (an object array: each ended
+    game's last observation, None elsewhere), ``final_info``, ``_final_obs`` and
+    ``_final_info`` to the steps where a game ended.  With
     ``"next_step"``, the masks returned with a game's last observation are all True: the next
     step resets that game and ignores its action.  ``options`` holds the checked keywords the
     single env shares ([`ScorpionOptions`][shell_envs.scorpion.options.ScorpionOptions]).
     """
 
-    def __init__(
-        self,
-        num_envs: int,
-        rules: str = "classic",
-        obs_encoder: Any = "tableau",
-        illegal_action: str = "reject",
-        allow_undo: bool = False,
-        lang: str = "en",
-        max_moves: int | None = DEFAULT_MAX_MOVES,
-        reward: str = "score",
-        mask_in_obs: bool = False,
-        autoreset_mode: str | AutoresetMode = "next_step",
-        render_mode: str | None = None,
-    ) -> None:
-        self.options = options = ScorpionOptions(
-            rules=rules,
-            obs_encoder=obs_encoder,
-            illegal_action=illegal_action,
-            allow_undo=allow_undo,
-            lang=lang,
-            max_moves=max_moves,
-            reward=reward,
-            mask_in_obs=mask_in_obs,
-        )
-        self.num_envs, autoreset_mode = batch_keywords(num_envs, autoreset_mode, render_mode)
-        self.autoreset_mode = AUTORESET_MODES[autoreset_mode]
-        self.metadata = {"autoreset_mode": self.autoreset_mode}
-        self.render_mode = None
-        self.rules = options.rules
-        self.illegal_action = options.illegal_action
-        self.lang = options.lang
-        self.reward_mode = options.reward
-        self.allow_undo = options.allow_undo
-        self.mask_in_obs = options.mask_in_obs
-        self.max_moves = options.max_moves or 0
-        self.encoder = options.encoder
-        self.n_actions = options.n_actions
-        self._rule = options.rule_index
-        self._kind = encoder_kind(self.encoder)
-        (self.single_observation_space, self.single_action_space, self.observation_space,
-         self.action_space) = batch_spaces(options, self.num_envs)  # fmt: skip
-        self._same_step = autoreset_mode == "same_step"
+    def _allocate(self) -> None:
+        """The state arrays, masks, observation and result buffers, and the deal generators."""
+        self._same_step = self.autoreset_mode == AutoresetMode.SAME_STEP
         # a user's encoder object (its own observation type) compiles in the foreground
-        if not (isinstance(obs_encoder, str) and _compile_in_background()):
+        if not (isinstance(self.options.obs_encoder, str) and _compile_in_background()):
             compile_notice(batch_reset, batch_step, what="the batched Scorpion rules")
         n = self.num_envs
         obs_space = self.encoder.space
@@ -327,8 +205,6 @@ class ScorpionVectorEnv(VectorEnv):
         # (see shell_envs.scorpion.deals)
         self._gen = _generator_rows([None] * n)
         self._pool = np.zeros(1, np.int64)
-        self._use_pool = False
-        self._started = False  # step, action_masks and redeal need a reset first
 
     @property
     def arrays(self) -> engine.StateArrays:
@@ -344,9 +220,7 @@ class ScorpionVectorEnv(VectorEnv):
         numbers from each env's generator seeded with it.  ``options={"deals": [numbers]}``
         plays the given deal numbers.
         """
-        n = self.num_envs
-        seeds, numbers = reset_request(seed, options, n)
-        seeded = np.array([s is not None for s in seeds], np.bool_)
+        seeds, seeded, numbers = self._reset_request(seed, options)
         if seeded.any():
             self._gen[seeded] = _generator_rows([s for s in seeds if s is not None])
         if numbers is not None:
@@ -354,7 +228,7 @@ class ScorpionVectorEnv(VectorEnv):
         else:
             self.deals[seeded] = [s for s in seeds if s is not None]
             self._draw_deals(~seeded)
-        everyone = np.ones(n, np.bool_)
+        everyone = np.ones(self.num_envs, np.bool_)
         batch_reset(*self.arrays, self.deals, everyone, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=False),
                     self._cards)  # fmt: skip
@@ -391,12 +265,7 @@ class ScorpionVectorEnv(VectorEnv):
             for e in np.flatnonzero(ended):
                 final_obs[e] = _row(observations, int(e))
             final_info = infos
-            self._draw_deals(ended)
-            batch_reset(*self.arrays, self.deals, ended, self._rule, self.allow_undo,
-                        self.masks, self._kind, self._obs_target(partial=True),
-                        self._cards)  # fmt: skip
-            self.steps[ended] = 0
-            self._autoreset[:] = False
+            self._redeal(ended)
             observations = self._observations()
             infos = self._infos()
             infos.update(final_obs=final_obs, _final_obs=ended, final_info=final_info)
@@ -420,41 +289,12 @@ class ScorpionVectorEnv(VectorEnv):
             )
         return acts.astype(np.int64, copy=False)
 
-    def explain(self, index: int, action: int) -> str | None:
-        """Why ``action`` is illegal in game ``index`` now (None when legal), in ``lang``."""
-        index = integer("index", index, 0, self.num_envs - 1)
-        arrays = tuple(x[index] for x in self.arrays)
-        return explain_action(arrays, action, self.n_actions, self.allow_undo, self.lang)
+    def _game_arrays(self, index: int) -> engine.StateArrays:
+        """Game ``index``'s rows of the state arrays."""
+        return tuple(x[index] for x in self.arrays)
 
-    def set_deal_pool(self, numbers: Sequence[int] | None) -> None:
-        """Draw every later deal from ``numbers``, uniformly (None: from all deal numbers again).
-
-        For curricula: e.g. the shipped winnable deals
-        ([`winnable_seeds`][shell_envs.scorpion.winnable.winnable_seeds]) first, then every
-        deal.  Each env draws with its own generator, so seeded runs stay reproducible; explicit
-        deals (``options={"deals": ...}``) and seeds given to [`reset`][] still come first.
-        """
-        if numbers is None:
-            self._use_pool = False
-            return
-        self._pool = deal_pool(numbers)
-        self._use_pool = True
-
-    def redeal(self, envs: Sequence[int] | np.ndarray) -> None:
-        """End the games of ``envs`` now and deal each its next game, as an autoreset does.
-
-        For a learner that gives up on a game the env would let run on (e.g. one left with
-        nothing but moves back into positions it has seen).  The new observations and masks
-        are those the env returns next; no step is counted.  Before the first ``reset`` there
-        are no games to end: ``ResetNeeded``.
-        """
-        if not self._started:
-            raise reset_needed("redeal()")
-        which = np.zeros(self.num_envs, np.bool_)
-        for i in envs:
-            which[integer("env index", i, 0, self.num_envs - 1)] = True
-        if not which.any():
-            return
+    def _redeal(self, which: np.ndarray) -> None:
+        """Deal the next game in the envs flagged in ``which`` (`redeal`, a same-step autoreset)."""
         self._draw_deals(which)
         batch_reset(*self.arrays, self.deals, which, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=True),
