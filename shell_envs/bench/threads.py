@@ -128,7 +128,7 @@ STEP_PARTS = {
     ),
     "result dicts": (
         "shell_envs.what_the_shell.vector:WhatTheShellVectorEnv._observations",
-        "shell_envs.what_the_shell.vector:infos_of",
+        "shell_envs.what_the_shell.batch:infos_of",
         "shell_envs.scorpion.vector:ScorpionVectorEnv._observations",
         "shell_envs.scorpion.vector:as_infos",
     ),

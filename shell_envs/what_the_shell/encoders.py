@@ -188,6 +188,20 @@ def fill_flat_batch(
         fill_flat_pair(board[i], eggs[i], meta[i], planes, black[i], white[i])
 
 
+def _planes_batch_filler(one: float | np.uint8) -> Any:
+    """The ``fill_batch`` of a planes encoder whose full cells hold ``one`` (a staticmethod):
+    both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
+
+    def fill_batch(
+        board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black: np.ndarray, white: np.ndarray
+    ) -> None:
+        """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
+        shape = (board.shape[0], N_PLANES, rules.CELLS)
+        fill_planes_batch(board, eggs, meta, black.reshape(shape), white.reshape(shape), one)
+
+    return staticmethod(fill_batch)
+
+
 class PlanesEncoder:
     """``float32[5, 9, 9]`` planes (channels first, for CNNs), all values in [0, 1].
 
@@ -204,13 +218,7 @@ class PlanesEncoder:
     encode_pair = staticmethod(encode_planes_pair)
     step_pair = staticmethod(step_planes)
 
-    @staticmethod
-    def fill_batch(
-        board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black: np.ndarray, white: np.ndarray
-    ) -> None:
-        """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
-        shape = (board.shape[0], N_PLANES, rules.CELLS)
-        fill_planes_batch(board, eggs, meta, black.reshape(shape), white.reshape(shape), 1.0)
+    fill_batch = _planes_batch_filler(1.0)
 
 
 class FlatEncoder:
@@ -244,15 +252,7 @@ class PlanesUint8Encoder:
     space = spaces.Box(0, 255, (N_PLANES, rules.SIZE, rules.SIZE), np.uint8)
     encode = staticmethod(encode_planes_uint8)
 
-    @staticmethod
-    def fill_batch(
-        board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, black: np.ndarray, white: np.ndarray
-    ) -> None:
-        """Both players' planes of ``N`` games into ``black``/``white`` ``(N, 5, 9, 9)``."""
-        shape = (board.shape[0], N_PLANES, rules.CELLS)
-        fill_planes_batch(
-            board, eggs, meta, black.reshape(shape), white.reshape(shape), np.uint8(255)
-        )
+    fill_batch = _planes_batch_filler(np.uint8(255))
 
 
 ENCODERS = EncoderRegistry("What the Shell")

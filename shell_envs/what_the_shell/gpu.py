@@ -7,6 +7,8 @@ through `shell_envs.core.cuda`).  One launch per step plays the round, resets fi
 games (Gymnasium's ``NEXT_STEP`` autoreset) and writes both players' observations and masks;
 `WhatTheShellGpuVectorEnv.sample_actions` is the only other launch of a random-play loop.
 Both are prepared once (`shell_envs.core.cuda.Launch`): a step costs the host microseconds.
+The host side shared with the CPU env (keywords, spaces, ``reset`` and ``step`` checks, infos)
+is `shell_envs.what_the_shell.batch`'s.
 
 ``layout="soa"`` (default) keeps the game index last in everything the kernel writes, state
 and results alike: observations ``(5, 81, N)``, masks ``(2, 81, N)``, so neighbouring threads
@@ -27,8 +29,8 @@ import numpy as np
 
 from shell_envs.core import cuda
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, flag, positive_int, reset_needed
-from shell_envs.what_the_shell import kernels, rules, vector
+from shell_envs.core.validation import choice, reset_needed
+from shell_envs.what_the_shell import batch, kernels, rules
 from shell_envs.what_the_shell.encoders import (
     N_PLANES,
     FlatEncoder,
@@ -38,7 +40,7 @@ from shell_envs.what_the_shell.encoders import (
 )
 from shell_envs.what_the_shell.env import AGENTS
 from shell_envs.what_the_shell.kernels import FLAT, PLANES, PLANES_UINT8
-from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS
 
 LAYOUTS = cuda.LAYOUTS
 _KINDS = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8, FlatEncoder: FLAT}
@@ -92,8 +94,8 @@ def output_shapes(n: int, layout: str, flat_width: int) -> dict[str, tuple[int, 
         "obs_w": cuda.batch_shape(n, (N_PLANES, rules.CELLS), layout),
         "masks": (2, *cuda.batch_shape(n, (rules.CELLS,), layout)),
         "rewards": (2, n),
-        "flags": (len(vector.FLAG_FIELDS), n),
-        "report": (len(vector.REPORT_FIELDS), n),
+        "flags": (len(batch.FLAG_FIELDS), n),
+        "report": (len(batch.REPORT_FIELDS), n),
         "flat_b": cuda.batch_shape(n, (flat_width,), layout),
         "flat_w": cuda.batch_shape(n, (flat_width,), layout),
     }
@@ -134,7 +136,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
     return out
 
 
-class WhatTheShellGpuVectorEnv:
+class WhatTheShellGpuVectorEnv(batch.BatchedWhatTheShellEnv):
     """``num_envs`` What the Shell games on a CUDA device; the API of
     [`WhatTheShellVectorEnv`][shell_envs.what_the_shell.vector.WhatTheShellVectorEnv] with torch
     tensors.
@@ -152,9 +154,6 @@ class WhatTheShellGpuVectorEnv:
     ``"lose"`` (default) never waits for the GPU.
     """
 
-    metadata = vector.WhatTheShellVectorEnv.metadata
-    autoreset_mode = vector.WhatTheShellVectorEnv.autoreset_mode
-
     def __init__(
         self,
         num_envs: int,
@@ -165,17 +164,7 @@ class WhatTheShellGpuVectorEnv:
         layout: str = "soa",
         device: Any = "cuda",
     ) -> None:
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.options = options = WhatTheShellOptions(
-            obs_encoder=obs_encoder, max_rounds=max_rounds, illegal_action=illegal_action
-        )
-        self.copy = flag("copy", copy)
-        self.max_rounds = options.max_rounds
-        self.illegal_action = options.illegal_action
-        self.encoder = options.encoder
-        self.possible_agents = list(AGENTS)
-        (self.single_observation_space, self.single_action_space, self.observation_space,
-         self.action_space) = vector.batch_spaces(options, self.num_envs)  # fmt: skip
+        super().__init__(num_envs, obs_encoder, max_rounds, illegal_action, copy)
         self.layout = choice("layout", layout, LAYOUTS)
         if type(self.encoder) not in _KINDS:
             raise ValueError(
@@ -214,8 +203,7 @@ class WhatTheShellGpuVectorEnv:
         self._sample = SAMPLE_KERNELS[layout].prepare(n, buffers["masks"][0], self._rng,
                                                       *self._picks)  # fmt: skip
         self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
-        self.seeds: list[int] | None = None
-        self._started = False  # step, sample_actions and action_masks need a reset first
+        self.seeds = None  # until a reset with a seed
 
     def _fresh_outputs(self, names: tuple[str, ...] = OUTPUTS) -> dict[str, tuple[Any, Any]]:
         """A fresh buffer for each output ``names`` the kernel writes: ``name: (argument,
@@ -240,7 +228,7 @@ class WhatTheShellGpuVectorEnv:
             "rewards": {"black": rewards[0], "white": rewards[1]},
             "terminations": {"black": flags[0], "white": flags[1]},
             "truncations": {"black": flags[2], "white": flags[3]},
-            "infos": vector.infos_of(tensors["report"], flags),
+            "infos": batch.infos_of(tensors["report"], flags),
         }
 
     def reset(
@@ -248,38 +236,15 @@ class WhatTheShellGpuVectorEnv:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Reset every game to the empty board; ``seed`` (int or one per game) seeds sampling
         (`sample_actions` and ``action_space``)."""
-        vector.check_reset_options(options)
-        if seed is not None:
-            seeds = vector.reset_seeds(seed, self.num_envs)
-            self.seeds = seeds
-            self.action_space.seed(seeds[0])
+        seeds = self._seeds(seed, options)
+        if seeds is not None:
             self._rng.copy_to_device(cuda.random_states(self.num_envs, seeds[0]))
         self._autoreset.copy_to_device(np.ones(self.num_envs, np.bool_))
-        self._launch_step(self._no_actions, self._no_actions)
+        observations, _, _, _, infos = self._play(self._no_actions, self._no_actions)
         self._started = True
-        observations, _, _, _, infos = self._results()
         return observations, infos
 
-    def step(
-        self, actions: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
-        """One round in every game: ``actions = {"black": int[N], "white": int[N]}`` (any CUDA
-        array, DLPack producer or host array of integers); before the first ``reset``,
-        ``ResetNeeded``."""
-        if not self._started:
-            raise reset_needed("step()")
-        if not isinstance(actions, dict) or set(actions) != set(AGENTS):
-            raise ValueError(
-                "step() takes a dict with an array of N actions for each of 'black' and "
-                f"'white', got {actions!r}"
-            )
-        black, white = (self._device_actions(actions[agent], agent) for agent in AGENTS)
-        if self.illegal_action == "raise":
-            self._raise_if_illegal(black, white)
-        self._launch_step(black, white)
-        return self._results()
-
-    def _device_actions(self, values: Any, agent: str) -> Any:
+    def _as_actions(self, values: Any, agent: str) -> Any:
         """One agent's actions as an ``int64`` array on the device (the sampler's own, as
         they are)."""
         for picks, tensor in zip(self._picks, self._pick_tensors, strict=True):
@@ -307,9 +272,11 @@ class WhatTheShellGpuVectorEnv:
             board = board.T
         return (board == rules.EMPTY).to(cuda.torch().int8)
 
-    def _launch_step(self, black: Any, white: Any) -> None:
+    def _play(
+        self, black: Any, white: Any
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """One launch: every game stepped (or reset) and observed, into fresh buffers with
-        ``copy=True``."""
+        ``copy=True``; its results (`_results`)."""
         step = self._step
         step.bind(STEP_ARGS.index("black"), black)
         step.bind(STEP_ARGS.index("white"), white)
@@ -320,6 +287,7 @@ class WhatTheShellGpuVectorEnv:
             self._sample.bind(0, buffers["masks"][0])
             self._tensors = self._views({name: tensor for name, (_, tensor) in buffers.items()})
         step()
+        return self._results()
 
     def _results(
         self,
@@ -336,7 +304,7 @@ class WhatTheShellGpuVectorEnv:
 
     def _raise_if_illegal(self, black: Any, white: Any) -> None:
         """``illegal_action="raise"``: the CPU env's check, on host copies (waits for the GPU)."""
-        vector.raise_if_illegal(
+        batch.raise_if_illegal(
             cuda.game_major_copy(self.state["board"], self.layout),
             cuda.from_device(self._autoreset),
             cuda.from_device(black),

@@ -4,7 +4,8 @@ The batch kernel calls `shell_envs.what_the_shell.rules.step` on each game's row
 the ``(N, ...)`` state arrays, the very function the single environment calls, so there is
 one implementation of the rules.  Autoreset follows Gymnasium 1.x's ``NEXT_STEP`` mode: the
 step after a game ends resets that game (its actions are ignored) and returns the fresh
-observation with reward 0 and both flags False.
+observation with reward 0 and both flags False.  The host side it shares with the GPU env
+(keywords, spaces, ``reset`` and ``step`` checks, infos) is `shell_envs.what_the_shell.batch`'s.
 """
 
 from __future__ import annotations
@@ -12,42 +13,30 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector import AutoresetMode
 
 from shell_envs.core import background
 from shell_envs.core.buffers import BufferSets
 from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.deprecation import moved_names
-from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_parallel, prange
 from shell_envs.core.rows import row
-from shell_envs.core.validation import flag, mapping, positive_int, reset_needed
-from shell_envs.core.validation import seed as seed_value
+from shell_envs.core.validation import reset_needed
 from shell_envs.what_the_shell import encoders, rules
+from shell_envs.what_the_shell.batch import (
+    FLAG_FIELDS,
+    REPORT_FIELDS,
+    BatchedWhatTheShellEnv,
+    infos_of,
+    raise_if_illegal,
+)
 from shell_envs.what_the_shell.encoders import (
     N_PLANES,
     PlanesEncoder,
     PlanesUint8Encoder,
 )
-from shell_envs.what_the_shell.env import AGENTS
 from shell_envs.what_the_shell.kernels import OTHER, PLANES, PLANES_UINT8, STATE, step_game
-from shell_envs.what_the_shell.messages import BATCH_FLAGS, BATCH_INFO_FIELDS, refusal
-from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS, WhatTheShellOptions
+from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS
 from shell_envs.what_the_shell.state import GameState
-
-# rows of the per-step report the kernel writes: the rules' info array (named by the info
-# schema, `shell_envs.what_the_shell.messages`), then these three
-REPORT_FIELDS = (*BATCH_INFO_FIELDS, "round", "sudden_death", "illegal")
-# rows of the per-step flags the kernel writes: termination and truncation of each player,
-# then the infos that are booleans (their report rows hold the same as 0 or 1)
-FLAG_FIELDS = (
-    "terminated_black",
-    "terminated_white",
-    "truncated_black",
-    "truncated_white",
-    *BATCH_FLAGS,
-)
 
 
 @jit_parallel
@@ -89,77 +78,7 @@ def batch_step(
                   report)  # fmt: skip
 
 
-_FLAG_INFOS = tuple((name, FLAG_FIELDS.index(name)) for name in BATCH_FLAGS)
-
-
-def infos_of(report: Any, flags: Any) -> dict[str, Any]:
-    """The infos dict of a step's ``report`` and ``flags`` rows (numpy arrays or tensors,
-    viewed, not copied): `REPORT_FIELDS`, with collision and sudden death as booleans."""
-    infos = dict(zip(REPORT_FIELDS, report, strict=True))
-    for name, index in _FLAG_INFOS:
-        infos[name] = flags[index]
-    return infos
-
-
-def batch_spaces(options: WhatTheShellOptions, n: int) -> tuple[spaces.Space, ...]:
-    """``(single_observation_space, single_action_space, observation_space, action_space)``
-    of ``n`` batched games with ``options``."""
-    space = options.encoder.space
-    batched = spaces.Dict(
-        {
-            "observation": spaces.Box(
-                np.broadcast_to(space.low, (n, *space.shape)),
-                np.broadcast_to(space.high, (n, *space.shape)),
-                dtype=space.dtype,
-            ),
-            "action_mask": spaces.Box(0, 1, (n, rules.CELLS), np.int8),
-        }
-    )
-    return (
-        options.observation_space,
-        options.action_space,
-        batched,
-        spaces.MultiDiscrete(np.full(n, rules.CELLS)),
-    )
-
-
-def reset_seeds(seed: Any, n: int) -> list[int]:
-    """The per-game seeds of ``reset(seed=...)``: an int gives ``seed, seed + 1, ...``, a list
-    gives one per game; anything else raises ``ValueError``."""
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
-        first = seed_value("seed", seed)
-        return [first + i for i in range(n)]
-    if isinstance(seed, (str, bytes)) or not hasattr(seed, "__len__"):
-        raise ValueError(f"seed must be an integer, None or a list of {n}; got {seed!r}")
-    if len(seed) != n:
-        raise ValueError(f"reset() got {len(seed)} seeds for {n} games")
-    return [seed_value(f"seed[{i}]", s) for i, s in enumerate(seed)]
-
-
-def check_reset_options(options: Any) -> None:
-    """A batched env's ``reset`` takes no options: anything but None or an empty dict gets the
-    ``ValueError`` of the single env's unknown options."""
-    mapping("options", options, (), "reset option")
-
-
-def raise_if_illegal(
-    board: np.ndarray, autoreset: np.ndarray, black: np.ndarray, white: np.ndarray
-) -> None:
-    """``illegal_action="raise"``: raise `IllegalMove` naming the first illegal action
-    of the games not about to reset (host arrays: ``board`` ``(N, 81)``, the rest ``(N,)``)."""
-    live = ~autoreset
-    for agent, acts in (("black", black), ("white", white)):
-        in_range = (acts >= 0) & (acts < rules.CELLS)
-        cells = np.where(in_range, acts, 0)
-        empty = board[np.arange(len(board)), cells] == rules.EMPTY
-        bad = np.flatnonzero(live & ~(in_range & empty))
-        if bad.size:
-            i = int(bad[0])
-            why = refusal(board[i], int(acts[i]))  # the single env's words
-            raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
-
-
-class WhatTheShellVectorEnv:
+class WhatTheShellVectorEnv(BatchedWhatTheShellEnv):
     """``num_envs`` games at once; every array is shaped ``(num_envs, ...)``.
 
     ``reset`` and ``step`` use dicts keyed by agent (``"black"``, ``"white"``) like the
@@ -180,9 +99,6 @@ class WhatTheShellVectorEnv:
     ([`WhatTheShellOptions`][shell_envs.what_the_shell.options.WhatTheShellOptions]).
     """
 
-    metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": AutoresetMode.NEXT_STEP}
-    autoreset_mode = AutoresetMode.NEXT_STEP  # as Gymnasium's vector envs expose it
-
     def __init__(
         self,
         num_envs: int,
@@ -191,17 +107,7 @@ class WhatTheShellVectorEnv:
         illegal_action: str = "lose",
         copy: bool = True,
     ) -> None:
-        self.num_envs = positive_int("num_envs", num_envs)
-        self.options = options = WhatTheShellOptions(
-            obs_encoder=obs_encoder, max_rounds=max_rounds, illegal_action=illegal_action
-        )
-        self.copy = flag("copy", copy)
-        self.max_rounds = options.max_rounds
-        self.illegal_action = options.illegal_action
-        self.encoder = options.encoder
-        self.possible_agents = list(AGENTS)
-        (self.single_observation_space, self.single_action_space, self.observation_space,
-         self.action_space) = batch_spaces(options, self.num_envs)  # fmt: skip
+        super().__init__(num_envs, obs_encoder, max_rounds, illegal_action, copy)
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
@@ -227,18 +133,12 @@ class WhatTheShellVectorEnv:
             ((len(REPORT_FIELDS), n), np.int32),
         ]
         self._results = BufferSets(results + [(shape, dtype)] * 2 * self.copy)
-        self._started = False  # step and action_masks need a reset first
 
     def reset(
         self, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Reset every game to the empty board; ``seed`` (int or one per game) seeds sampling."""
-        # checked first: a refused reset changes nothing
-        check_reset_options(options)
-        if seed is not None:
-            seeds = reset_seeds(seed, self.num_envs)
-            self.seeds = seeds
-            self.action_space.seed(seeds[0])
+        self._seeds(seed, options)
         self.board[:] = rules.EMPTY
         self.eggs[:] = -1
         self.meta[:] = 0
@@ -254,8 +154,8 @@ class WhatTheShellVectorEnv:
         nothing = np.zeros((len(REPORT_FIELDS), self.num_envs), np.int32)
         return observations, infos_of(nothing, np.zeros((len(FLAG_FIELDS), self.num_envs), bool))
 
-    def step(
-        self, actions: dict[str, Any]
+    def _play(
+        self, black: np.ndarray, white: np.ndarray
     ) -> tuple[
         dict[str, Any],
         dict[str, np.ndarray],
@@ -263,19 +163,7 @@ class WhatTheShellVectorEnv:
         dict[str, np.ndarray],
         dict[str, Any],
     ]:
-        """One round in every game: ``actions = {"black": int[N], "white": int[N]}`` (before
-        the first ``reset``: ``ResetNeeded``)."""
-        if not self._started:
-            raise reset_needed("step()")
-        if not isinstance(actions, dict) or set(actions) != set(AGENTS):
-            raise ValueError(
-                "step() takes a dict with an array of N actions for each of 'black' and "
-                f"'white', got {actions!r}"
-            )
-        black = self._as_actions(actions["black"], "black")
-        white = self._as_actions(actions["white"], "white")
-        if self.illegal_action == "raise":
-            self._raise_if_illegal(black, white)
+        """One round in every game with checked actions (`step`): the batch loop, in place."""
         results = self._results.take()
         masks, rewards, flags, report = results[:4]
         obs_b, obs_w = self._obs_buffers(results)

@@ -26,6 +26,7 @@ from shell_envs.what_the_shell.search.tree import (
     WHITE_SIDE,
     SearchTree,
     backup,
+    descend,
     init_node,
     play_child,
     scratch,
@@ -224,7 +225,6 @@ def run_guided_search(
     outcome, and the value is credited along the path as in `run_search`.
     """
     metas = tree.metas
-    children = tree.children
     path_nodes, path_choice, path_prob, info, work, board, eggs, meta = scratch()
     depth_cap = path_nodes.size
     x = np.empty(network.N_FEATURES, dtype=np.float32)
@@ -246,11 +246,8 @@ def run_guided_search(
             else:
                 b = select(tree, node, BLACK_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
                 w = select(tree, node, WHITE_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
-            path_nodes[depth] = node
-            path_choice[depth, 0] = b
-            path_choice[depth, 1] = w
+            child = descend(tree, path_nodes, path_choice, depth, node, b, w)
             depth += 1
-            child = children[node, b, w]
             if child != NO_CHILD:
                 node = child
                 continue

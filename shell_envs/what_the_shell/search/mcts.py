@@ -22,6 +22,7 @@ from shell_envs.what_the_shell.search.tree import (
     WHITE_SIDE,
     SearchTree,
     backup,
+    descend,
     init_node,
     play_child,
     scratch,
@@ -75,7 +76,6 @@ def run_search(
     boards = tree.boards
     metas = tree.metas
     n_cands = tree.n_candidates
-    children = tree.children
     path_nodes, path_choice, path_prob, info, work, board, eggs, meta = scratch()
     depth_cap = path_nodes.size
     sigma = np.empty(1, dtype=np.float64)
@@ -92,11 +92,8 @@ def run_search(
             path_prob[depth, 0] = sigma[0]
             w = select(tree, node, WHITE_SIDE, selection, exploration, gamma, sigma)
             path_prob[depth, 1] = sigma[0]
-            path_nodes[depth] = node
-            path_choice[depth, 0] = b
-            path_choice[depth, 1] = w
+            child = descend(tree, path_nodes, path_choice, depth, node, b, w)
             depth += 1
-            child = children[node, b, w]
             if child != NO_CHILD:
                 node = child
                 continue

@@ -3,9 +3,9 @@
 A [`SearchTree`][] of preallocated arrays, one row per node, which numba passes through the
 compiled functions as it is; its fields' positions (``T_*``); and the node steps of a
 simultaneous-move search: store a position (`init_node`), select each side's candidate
-(`select`: decoupled UCT or regret matching+), play a joint choice into a child
-(`play_child`) and credit a value along the path (`backup`).  `mcts` and `guided` run them.
-Values are black's, in [0, 1].
+(`select`: decoupled UCT or regret matching+), follow a joint choice down the path
+(`descend`), play it into a new child (`play_child`) and credit a value along the path
+(`backup`).  `mcts` and `guided` run them.  Values are black's, in [0, 1].
 """
 
 from __future__ import annotations
@@ -206,6 +206,24 @@ def scratch() -> tuple[np.ndarray, ...]:
         np.empty(rules.CELLS, dtype=np.int8),
         np.empty(rules.META_SIZE, dtype=np.int32),
     )
+
+
+@jit_inline
+def descend(
+    tree: SearchTree,
+    path_nodes: np.ndarray,
+    path_choice: np.ndarray,
+    depth: int,
+    node: int,
+    b: int,
+    w: int,
+) -> int:
+    """Record both sides' choices ``b``, ``w`` at ``node`` as step ``depth`` of the path;
+    returns the child they lead to (NO_CHILD: not in the tree yet, `play_child` adds it)."""
+    path_nodes[depth] = node
+    path_choice[depth, 0] = b
+    path_choice[depth, 1] = w
+    return tree.children[node, b, w]
 
 
 @jit
