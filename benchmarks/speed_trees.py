@@ -4,7 +4,9 @@ Each repeat runs ``shell-envs speed --repeats 1`` once per tree, in a fresh proc
 tree's package first on ``PYTHONPATH``, the trees alternating so that both meet the same load.
 The table gives each workload's median rate per tree, the median of the per-repeat ratios
 (last tree over first) and their range.  Same-process peers (PettingZoo's connect four,
-CartPole) are timed too: their ratio shows how much the load alone moved.
+CartPole) are timed too: their ratio shows how much the load alone moved.  With
+``--batched N`` each run also times both games' CPU batched envs (``N`` games, one thread,
+through ``benchmarks/cpu_scaling.py``), whose host side a restructuring may touch.
 
 Usage::
 
@@ -15,15 +17,18 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROW = re.compile(r"^\| (?P<name>[^|]+?) \| (?P<rate>[\d,]+) \| (?P<unit>[^|]+?) \|", re.M)
 RUN = "import sys; from shell_envs.cli import main; sys.exit(main())"
+SCALING = Path(__file__).resolve().parent / "cpu_scaling.py"
 
 
 def measure(tree: Path, seconds: float) -> dict[str, float]:
@@ -35,6 +40,18 @@ def measure(tree: Path, seconds: float) -> dict[str, float]:
     if not rates:
         raise RuntimeError(f"no rates in the output of {tree}:\n{done.stdout}{done.stderr}")
     return rates
+
+
+def measure_batched(tree: Path, seconds: float, num_envs: int) -> dict[str, float]:
+    """Both games' CPU batched envs (one thread) with the package under ``tree``: steps/s."""
+    env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "rates.json"
+        command = [sys.executable, str(SCALING), "--threads", "1", "--num-envs", str(num_envs),
+                   "--seconds", str(seconds), "--repeats", "1", "--json", str(out)]  # fmt: skip
+        subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        games = json.loads(out.read_text(encoding="utf-8"))["games"]
+    return {f"{game} batched, {num_envs} envs": r["1"]["median"] for game, r in games.items()}
 
 
 def table(runs: dict[str, list[dict[str, float]]]) -> str:
@@ -65,6 +82,9 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--repeats", type=int, default=5, help="runs per tree (default 5)")
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per workload")
     parser.add_argument("--out", type=Path, default=None, help="also write the table here")
+    parser.add_argument(
+        "--batched", type=int, default=0, metavar="N", help="also time the batched envs at N games"
+    )
     args = parser.parse_args(argv)
     trees = dict(t.split("=", 1) for t in args.tree)
     if len(trees) < 2:
@@ -73,7 +93,10 @@ def main(argv: list[str] | None = None) -> str:
     for repeat in range(args.repeats):
         order = list(trees) if repeat % 2 == 0 else list(reversed(trees))
         for name in order:
-            runs[name].append(measure(Path(trees[name]), args.seconds))
+            rates = measure(Path(trees[name]), args.seconds)
+            if args.batched:
+                rates.update(measure_batched(Path(trees[name]), args.seconds, args.batched))
+            runs[name].append(rates)
     command = "python benchmarks/speed_trees.py " + " ".join(sys.argv[1:] if argv is None else argv)
     text = f"Command: `{command}`\n\n{table(runs)}\n"
     print(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 from pathlib import Path
 
@@ -57,3 +58,43 @@ def test_an_output_without_rates_is_an_error_naming_the_tree(tmp_path, monkeypat
 def test_one_tree_is_refused(tmp_path) -> None:
     with pytest.raises(SystemExit):
         speed_trees.main(["--tree", f"a={tmp_path}"])
+
+
+def test_batched_rates_come_from_cpu_scaling_json(tmp_path, monkeypatch) -> None:
+    """``--batched N`` adds each game's one-thread batched rate, read from cpu_scaling's JSON."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    calls: list[list[str]] = []
+    batched = {"before": [50.0, 70.0], "after": [55.0, 63.0]}
+    speed = {"before": [100, 100], "after": [100, 100]}
+
+    def run(command, env, **kwargs):
+        tree = Path(env["PYTHONPATH"]).name
+        calls.append(command)
+        if "--json" not in command:
+            return subprocess.CompletedProcess(
+                command, 0, OUTPUT.format(engine=speed[tree].pop(0)), ""
+            )
+        rate = batched[tree].pop(0)
+        games = {"scorpion": {"1": {"unit": "steps", "median": rate, "all": [rate]}}}
+        out = Path(command[command.index("--json") + 1])
+        out.write_text(json.dumps({"num_envs": 64, "games": games}), encoding="utf-8")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", run)
+    text = speed_trees.main(
+        [
+            "--tree",
+            f"before={before}",
+            "--tree",
+            f"after={after}",
+            "--repeats",
+            "2",
+            "--batched",
+            "64",
+        ]  # fmt: skip
+    )
+    scaling = [c for c in calls if "--json" in c]
+    assert len(scaling) == 4 and all(c[c.index("--num-envs") + 1] == "64" for c in scaling)
+    assert all(c[c.index("--threads") + 1] == "1" for c in scaling)
+    # ratios 55/50 = 1.1 and 63/70 = 0.9: median 1.0; medians of the rates 60 and 59
+    assert "| scorpion batched, 64 envs | 60 | 59 | 1.000 | 0.900–1.100 |" in text
