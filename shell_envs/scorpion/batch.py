@@ -7,6 +7,7 @@ its buffers (`_allocate`) and runs its own batch loops (`vector`) or kernels (`g
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,7 +38,7 @@ __all__ = ["AUTORESET_MODES", "BatchedScorpionEnv"]
 AUTORESET_MODES = {"next_step": AutoresetMode.NEXT_STEP, "same_step": AutoresetMode.SAME_STEP}
 
 
-class BatchedScorpionEnv(VectorEnv):
+class BatchedScorpionEnv(VectorEnv, ABC):
     """``num_envs`` Scorpion games: the keywords of ``Scorpion-v0`` plus ``autoreset_mode``,
     checked once into ``options``; a subclass allocates its buffers in `_allocate`."""
 
@@ -94,17 +95,17 @@ class BatchedScorpionEnv(VectorEnv):
         self._started = False  # step, action_masks and redeal need a reset first
         self._allocate()
 
+    @abstractmethod
     def _allocate(self) -> None:
         """The subclass's state and result buffers, once the shared options are set."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _game_arrays(self, index: int) -> engine.StateArrays:
         """Game ``index``'s state arrays on the host (``index`` checked)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _redeal(self, which: np.ndarray) -> None:
         """Deal the next game in every env flagged in ``which`` (host bools, one at least)."""
-        raise NotImplementedError
 
     def _reset_request(
         self, seed: Any, options: dict[str, Any] | None

@@ -13,6 +13,7 @@ from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.encoders import ENCODERS
 from shell_envs.scorpion.messages import LANGS
 from shell_envs.scorpion.rules import RULE_SETS
+from shell_envs.scorpion.state import rule_code
 
 DEFAULT_MAX_MOVES = 1000
 ILLEGAL_ACTIONS = ("reject", "raise")
@@ -62,7 +63,7 @@ class ScorpionOptions:
     @property
     def rule_index(self) -> int:
         """The compiled rules' number for ``rules`` (its index in `RULE_SETS`)."""
-        return RULE_SETS.index(self.rules)
+        return rule_code(self.rules)
 
     @property
     def action_space(self) -> spaces.Discrete:

@@ -10,6 +10,7 @@ what its target does differently; the per-game step both run is
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -110,7 +111,7 @@ def raise_if_illegal(
             raise IllegalMove(f"game {i}, {agent}: {why} ({bad.size} illegal in all)")
 
 
-class BatchedWhatTheShellEnv:
+class BatchedWhatTheShellEnv(ABC):
     """The host side both batched What the Shell envs share: the checked keywords (``options``,
     `WhatTheShellOptions`, and ``copy``), the spaces, ``reset``'s seeds and options, and
     ``step``'s checks before the target's own `_play`.
@@ -175,16 +176,16 @@ class BatchedWhatTheShellEnv:
         self.action_space.seed(seeds[0])
         return seeds
 
+    @abstractmethod
     def _as_actions(self, values: Any, agent: str) -> Any:
         """One agent's actions as the target's ``int64[N]`` array, or a ``ValueError``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _raise_if_illegal(self, black: Any, white: Any) -> None:
         """``illegal_action="raise"``: `raise_if_illegal` on the target's arrays."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _play(
         self, black: Any, white: Any
     ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
         """One round in every game with checked actions: ``step``'s results."""
-        raise NotImplementedError
