@@ -96,7 +96,7 @@ def best_reveal(samples: list[ScorpionState], depth: int, nodes: int) -> tuple[f
     def visit(states: list[ScorpionState], path: list[int], left: int) -> None:
         nonlocal best
         first = states[0]
-        n = rules.legal_moves(*first.arrays[:5], moves)
+        n = rules.legal_moves(first.arrays, moves)
         for move in moves[:n].tolist():
             if search.is_pointless(first.tab, first.lens, first.fd, first.meta, move):
                 continue
@@ -109,7 +109,7 @@ def best_reveal(samples: list[ScorpionState], depth: int, nodes: int) -> tuple[f
                 continue
             nxt = [s.copy() for s in states]
             for s in nxt:
-                rules.apply_action(*s.arrays, move)
+                rules.apply_action(s.arrays, move)
             key = ScorpionView.from_state(nxt[0], check=False).position_hash()
             if key not in seen:
                 seen.add(key)
@@ -131,7 +131,7 @@ def reveals(state: ScorpionState, move: int, seed: int, args: argparse.Namespace
         after = won_share(samples, move, args.reveal_nodes)
     else:
         for s in samples:
-            rules.apply_action(*s.arrays, move)
+            rules.apply_action(s.arrays, move)
         after = best_reveal(samples, args.prep, args.reveal_nodes)[0]
     return {"reveal_before": before, "reveal_path": path, "reveal_after": after,
             "fair_guess": after >= before - args.margin}  # fmt: skip

@@ -65,7 +65,7 @@ def trace(agent: str, deal: int, rules_name: str, full_nodes: int) -> dict[str, 
         return row | {"real": "never"}
     state = ScorpionState.from_number(deal, rules_name)
     for action in watch.actions[: watch.stuck["move"]]:
-        rules.apply_action(*state.arrays, action)
+        rules.apply_action(state.arrays, action)
     real = solver.solve_quick(state, full_nodes).verdict
     return row | watch.stuck | {"real": real, "actions": watch.actions}
 

@@ -133,10 +133,8 @@ class MoveVecEnv(VecEnvWrapper):
 
     def _observe(self) -> None:
         """Features of every game's candidates, from the batched env's state arrays."""
-        tab, lens, fd, reserve, meta, _ = self.batch.arrays
-        network.batch_features(tab, lens, fd, reserve, meta, self.batch.masks, self.visited,
-                               self.n_visited, self.feats, self.slots, self.counts,
-                               self.levels)  # fmt: skip
+        network.batch_features(self.batch.arrays, self.batch.masks, self.visited, self.n_visited,
+                               self.feats, self.slots, self.counts, self.levels)  # fmt: skip
 
     def reset(self) -> np.ndarray:
         """New games everywhere."""

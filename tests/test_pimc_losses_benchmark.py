@@ -34,7 +34,7 @@ def test_a_lost_winnable_deal_is_traced_to_its_deciding_move(tmp_path: Path) -> 
     assert row["move"] == 0 and row["played"] in row["moves"]
     state = ScorpionState.from_number(21, "classic")
     assert solver.solve_quick(state, 200_000).verdict == solver.WON
-    rules.apply_action(*state.arrays, row["played"])
+    rules.apply_action(state.arrays, row["played"])
     after = solver.solve_quick(state, 200_000).verdict
     assert after != solver.WON and after == row["after"]
     assert row["moves"][row["played"]]["real"] != solver.WON

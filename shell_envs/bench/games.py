@@ -345,7 +345,7 @@ def play_scorpion(
         if truncated:
             break
         state = scorpion.get_state()
-        if search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, scratch):
+        if search.is_dead(state.arrays, scratch):
             end = "dead"
             break
         # completed sequences: removed, or (traditional) complete runs standing

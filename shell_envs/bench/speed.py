@@ -148,7 +148,7 @@ def scorpion_playout_moves(rule_set: str = "classic") -> Callable[[int], int]:
 
     def run(n: int) -> int:
         seed[0] += 1
-        rules.random_playout(*state.arrays, seed[0], n, 1000, code)
+        rules.random_playout(state.arrays, seed[0], n, 1000, code)
         return n
 
     return run

@@ -144,7 +144,7 @@ class BatchedScorpionEnv(VectorEnv, ABC):
         single env's words for the same game (the GPU env copies the game to the host)."""
         arrays = self._game_arrays(integer("index", index, 0, self.num_envs - 1))
         a = action_index(action, self.n_actions)
-        n_legal = engine.legal_mask(*arrays, self.allow_undo, np.zeros(self.n_actions, np.bool_))
+        n_legal = engine.legal_mask(arrays, self.allow_undo, np.zeros(self.n_actions, np.bool_))
         return refusal(arrays, action, a, self.n_actions, self.allow_undo, n_legal, self.lang)
 
     def set_deal_pool(self, numbers: Sequence[int] | None) -> None:

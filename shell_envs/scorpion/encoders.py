@@ -46,19 +46,13 @@ CARDS_SIZE = CARDS_REMOVED + 1  # 217
 
 
 @jit_inline
-def encode_tableau(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    out: np.ndarray,
-) -> None:
+def encode_tableau(s: rules.StateArrays, out: np.ndarray) -> None:
     """Fill ``out`` (366) with the tableau view described by [`TableauEncoder`][].
 
     Every depth of every column is written with selects and no branches, which the compiler
     turns into a few vector instructions per column (it runs once per step of every game).
     """
+    tab, lens, fd, _, meta, _ = s
     for c in range(rules.N_COLUMNS):
         base = c * rules.MAX_DEPTH
         down = int(fd[c])
@@ -71,23 +65,17 @@ def encode_tableau(
 
 
 @jit
-def encode_cards(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    out: np.ndarray,
-) -> None:
+def encode_cards(s: rules.StateArrays, out: np.ndarray) -> None:
     """Fill ``out`` (217) with the per-card view described by [`CardsEncoder`][]."""
+    tab, lens, fd, _, meta, _ = s
     for card in range(rules.N_CARDS):
         i = card * CARD_FIELDS
         out[i + CARD_LOCATION] = LOC_HIDDEN
         out[i + CARD_DEPTH] = 0
         out[i + CARD_ABOVE] = 0
         out[i + CARD_FACE_UP] = 0
-    for s in range(int(meta[rules.M_REMOVED])):
-        suit = int(meta[rules.M_SLOTS + s])
+    for slot in range(int(meta[rules.M_REMOVED])):
+        suit = int(meta[rules.M_SLOTS + slot])
         for r in range(13):
             out[(suit * 13 + r) * CARD_FIELDS + CARD_LOCATION] = LOC_REMOVED
     for c in range(rules.N_COLUMNS):
@@ -103,42 +91,27 @@ def encode_cards(
     out[CARDS_REMOVED] = meta[rules.M_REMOVED]
 
 
-@jit
-def step_tableau(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    action: int,
-    allow_undo: bool,
-    mask: np.ndarray,
-    out: np.ndarray,
-) -> tuple[int, int, int]:
-    """`rules.step` and `encode_tableau` in one compiled call (the env's hot path)."""
-    result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
-    encode_tableau(tab, lens, fd, reserve, meta, out)
-    return result
+def fused_step(encode: Callable[[rules.StateArrays, np.ndarray], None], name: str) -> Any:
+    """The compiled ``name(s, action, allow_undo, mask, out)``: `rules.step`, then the
+    compiled ``encode(s, out)`` (inlined), in one call (the env's hot path); returns
+    ``(code, score change, legal count)``."""
+
+    def step(
+        s: rules.StateArrays, action: int, allow_undo: bool, mask: np.ndarray, out: np.ndarray
+    ) -> tuple[int, int, int]:
+        result = rules.step(s, action, allow_undo, mask)
+        encode(s, out)
+        return result
+
+    step.__name__ = step.__qualname__ = name
+    step.__doc__ = (
+        f"`rules.step` and `{encode.__name__}` in one compiled call (the env's hot path)."
+    )
+    return jit(step)
 
 
-@jit
-def step_cards(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    action: int,
-    allow_undo: bool,
-    mask: np.ndarray,
-    out: np.ndarray,
-) -> tuple[int, int, int]:
-    """`rules.step` and `encode_cards` in one compiled call (the env's hot path)."""
-    result = rules.step(tab, lens, fd, reserve, meta, hist, action, allow_undo, mask)
-    encode_cards(tab, lens, fd, reserve, meta, out)
-    return result
+step_tableau = fused_step(encode_tableau, "step_tableau")
+step_cards = fused_step(encode_cards, "step_cards")
 
 
 class _CompiledEncoder:
@@ -146,13 +119,13 @@ class _CompiledEncoder:
 
     size: int  # length of the encoding
     space: spaces.Box
-    fill: Callable[..., None]  # compiled: (tab, lens, fd, reserve, meta, out)
+    fill: Callable[..., None]  # compiled: (s, out)
     fused_step: Callable[..., tuple[int, int, int]]  # compiled: rules.step, then fill
 
     def encode(self, state: ScorpionState) -> np.ndarray:
         """The encoding of ``state``."""
         out = np.empty(self.size, np.int8)
-        self.fill(state.tab, state.lens, state.fd, state.reserve, state.meta, out)
+        self.fill(state.arrays, out)
         return out
 
     def step(
@@ -160,7 +133,7 @@ class _CompiledEncoder:
     ) -> tuple[int, int, int, np.ndarray]:
         """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
         out = np.empty(self.size, np.int8)
-        code, points, n_legal = self.fused_step(*state.arrays, action, allow_undo, mask, out)
+        code, points, n_legal = self.fused_step(state.arrays, action, allow_undo, mask, out)
         return code, points, n_legal, out
 
 

@@ -159,9 +159,7 @@ class ScorpionEnv(gym.Env):
         elif self._fused_step is not None:
             code, points, self._n_legal, obs = self._fused_step(s, a, self.allow_undo, self._mask)
         else:
-            code, points, self._n_legal = engine.step(
-                s.tab, s.lens, s.fd, s.reserve, s.meta, s.hist, a, self.allow_undo, self._mask
-            )
+            code, points, self._n_legal = engine.step(s.arrays, a, self.allow_undo, self._mask)
         text = ""
         if code:
             text = refusal_text(code, s.arrays, action, a, self.lang, self.n_actions)
@@ -254,7 +252,7 @@ class ScorpionEnv(gym.Env):
 
     def _refresh_mask(self) -> None:
         """Recompute the legal-action mask after the state was replaced."""
-        self._n_legal = engine.legal_mask(*self._state.arrays, self.allow_undo, self._mask)
+        self._n_legal = engine.legal_mask(self._state.arrays, self.allow_undo, self._mask)
 
     def _observe(self, obs: np.ndarray | None = None) -> Any:
         """The observation (``obs`` if already encoded), with the mask when ``mask_in_obs``."""

@@ -69,8 +69,8 @@ def _step_body(part):
              max_moves, win_reward, rule, autoreset, deals, kind, codes, rewards, terminated,
              truncated, gen, pool, use_pool, counts, flags, code, deal):  # fmt: skip
         g_meta = part(meta, i)
-        kernels.step_game(i, part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta,
-                          part(hist, i), part(masks, i), part(obs, i), part(cards, i), actions,
+        s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta, part(hist, i))
+        kernels.step_game(i, s, part(masks, i), part(obs, i), part(cards, i), actions,
                           allow_undo, steps, max_moves, win_reward, rule, autoreset, deals, kind,
                           True, codes, rewards, terminated, truncated, gen[:, i], pool,
                           use_pool)  # fmt: skip
@@ -87,9 +87,9 @@ def _reset_body(part):
               allow_undo, kind, steps, autoreset, codes, counts, flags, code, deal):  # fmt: skip
         if which[i]:
             g_meta = part(meta, i)
-            kernels.reset_game(part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta,
-                               part(hist, i), part(masks, i), part(obs, i), part(cards, i),
-                               deals[i], rule, allow_undo, kind)  # fmt: skip
+            s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta, part(hist, i))
+            kernels.reset_game(s, part(masks, i), part(obs, i), part(cards, i), deals[i], rule,
+                               allow_undo, kind)  # fmt: skip
             steps[i] = 0
             autoreset[i] = False
             codes[i] = engine.OK
@@ -103,9 +103,9 @@ def _check_body(part):
     check code of game ``i``'s action."""
 
     def check(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-        kernels.check_game(i, part(tab, i), part(lens, i), part(fd, i), part(reserve, i),
-                           part(meta, i), part(hist, i), actions, allow_undo, skip,
-                           codes)  # fmt: skip
+        s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), part(meta, i),
+             part(hist, i))  # fmt: skip
+        kernels.check_game(i, s, actions, allow_undo, skip, codes)
 
     return check
 

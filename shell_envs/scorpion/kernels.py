@@ -44,33 +44,29 @@ STATE = tuple(
 
 
 @jit_inline
-def _encode(kind, tab, lens, fd, reserve, meta, out):
-    """Encode one game with the built-in encoder ``kind``."""
+def _encode(kind, s, out):
+    """Encode one game (its state arrays ``s``) with the built-in encoder ``kind``."""
     if kind == TABLEAU:
-        encode_tableau(tab, lens, fd, reserve, meta, out)
+        encode_tableau(s, out)
     else:
-        encode_cards(tab, lens, fd, reserve, meta, out)
+        encode_cards(s, out)
 
 
 @jit
-def _deal_number(tab, lens, fd, reserve, meta, hist, number, rule, mask, allow_undo, cards):
-    """Start game ``number`` in one game's arrays and fill its mask; returns the legal count.
+def _deal_number(s, number, rule, mask, allow_undo, cards):
+    """Start game ``number`` in one game's arrays ``s`` and fill its mask; returns the legal
+    count.
 
     ``cards`` (52) is scratch room for the shuffled deck.
     """
     engine.shuffled_deck(number, cards)
-    engine.deal(tab, lens, fd, reserve, meta, hist, cards, rule)
-    return engine.legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
+    engine.deal(s, cards, rule)
+    return engine.legal_mask(s, allow_undo, mask)
 
 
 @jit_inline
 def reset_game(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    s: engine.StateArrays,
     mask: np.ndarray,
     obs: np.ndarray,
     cards: np.ndarray,
@@ -79,22 +75,17 @@ def reset_game(
     allow_undo: bool,
     kind: int,
 ) -> None:
-    """Deal ``number`` in one game (its arrays, mask, observation row, 52 cards of scratch)
-    and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
-    _deal_number(tab, lens, fd, reserve, meta, hist, number, rule, mask, allow_undo, cards)
+    """Deal ``number`` in one game (its state arrays ``s``, mask, observation row, 52 cards of
+    scratch) and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
+    _deal_number(s, number, rule, mask, allow_undo, cards)
     if kind >= 0:
-        _encode(kind, tab, lens, fd, reserve, meta, obs)
+        _encode(kind, s, obs)
 
 
 @jit_inline
 def step_game(
     i: int,
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    s: engine.StateArrays,
     mask: np.ndarray,
     obs: np.ndarray,
     cards: np.ndarray,
@@ -116,8 +107,8 @@ def step_game(
     pool: np.ndarray,
     use_pool: bool,
 ) -> None:
-    """One game's part of a batch step: game ``i``'s arrays, mask, observation row and deal
-    number generator (views in any layout) and the per-game vectors indexed by ``i``.
+    """One game's part of a batch step: game ``i``'s state arrays ``s``, mask, observation row
+    and deal number generator (views in any layout) and the per-game vectors indexed by ``i``.
 
     A game flagged in ``autoreset`` is reset instead (its action is ignored), with its next
     deal number (`deals.next_deal`, drawn into ``numbers[i]``).  Fills ``codes[i]``,
@@ -133,15 +124,13 @@ def step_game(
     rewards[i] = 0.0
     if autoreset[i]:
         numbers[i] = deals.next_deal(gen, pool, use_pool)
-        reset_game(tab, lens, fd, reserve, meta, hist, mask, obs, cards, numbers[i], rule,
-                   allow_undo, kind)  # fmt: skip
+        reset_game(s, mask, obs, cards, numbers[i], rule, allow_undo, kind)
         steps[i] = 0
         autoreset[i] = False
         return
     a = actions[i]
     if 0 <= a < mask.shape[0]:
-        code, points, n_legal = engine.step(tab, lens, fd, reserve, meta, hist, a, allow_undo,
-                                            mask)  # fmt: skip
+        code, points, n_legal = engine.step(s, a, allow_undo, mask)
     else:
         code, points = engine.E_OUT_OF_RANGE, 0
         n_legal = 0
@@ -150,6 +139,7 @@ def step_game(
                 n_legal += 1
     codes[i] = code
     steps[i] += 1
+    _, _, _, _, meta, _ = s
     won = engine.is_won(meta)
     if win_reward:
         rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
@@ -163,7 +153,7 @@ def step_game(
         for j in range(mask.shape[0]):
             mask[j] = True
     if kind >= 0:
-        _encode(kind, tab, lens, fd, reserve, meta, obs)
+        _encode(kind, s, obs)
 
 
 @jit_inline
@@ -191,24 +181,19 @@ def fill_infos(
 @jit_inline
 def check_game(
     i: int,
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    s: engine.StateArrays,
     actions: np.ndarray,
     allow_undo: bool,
     skip: np.ndarray,
     codes: np.ndarray,
 ) -> None:
-    """``codes[i]``: the check code of game ``i``'s action (its arrays; ``skip[i]``: the game is
-    being reset, so its action does not count)."""
+    """``codes[i]``: the check code of game ``i``'s action (``s``: its state arrays;
+    ``skip[i]``: the game is being reset, so its action does not count)."""
     a = actions[i]
     if skip[i]:
         codes[i] = engine.OK
     elif 0 <= a < (engine.N_ACTIONS_UNDO if allow_undo else engine.N_ACTIONS):
-        codes[i] = engine.check_action(tab, lens, fd, reserve, meta, hist, a, allow_undo)
+        codes[i] = engine.check_action(s, a, allow_undo)
     else:
         codes[i] = engine.E_OUT_OF_RANGE
 

@@ -101,7 +101,7 @@ def refusal_code(
         return rules.E_OUT_OF_RANGE
     if n_legal == 0:
         return rules.E_GAME_OVER if rules.is_won(arrays[4]) else rules.E_NO_MOVES
-    return int(rules.check_action(*arrays, a, allow_undo))
+    return int(rules.check_action(arrays, a, allow_undo))
 
 
 def refusal_text(

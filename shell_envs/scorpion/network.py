@@ -114,17 +114,19 @@ def follow_ups(
 
 
 @jit
-def _best_follow_up(tab, lens, fd, reserve, meta, hist, loc, nexts):
-    """``(count, best gain)`` of the follow-ups of a view ([`follow_ups`][]); gain 0 if none."""
+def _best_follow_up(s, loc, nexts):
+    """``(count, best gain)`` of the follow-ups of a view ``s`` ([`follow_ups`][]); gain 0 if
+    none."""
+    tab, lens, fd, _, meta, _ = s
     k = follow_ups(tab, lens, fd, meta, nexts)
     if k == 0:
         return 0, 0.0
-    base = search.evaluate(tab, lens, fd, reserve, meta, loc)
+    base = search.evaluate(s, loc)
     best = -1e18
     for j in range(k):
-        rules.apply_action(tab, lens, fd, reserve, meta, hist, nexts[j])
-        gain = search.evaluate(tab, lens, fd, reserve, meta, loc) - base
-        rules.undo(tab, lens, fd, reserve, meta, hist)
+        rules.apply_action(s, nexts[j])
+        gain = search.evaluate(s, loc) - base
+        rules.undo(s)
         if gain > best:
             best = gain
     return k, best
@@ -132,11 +134,7 @@ def _best_follow_up(tab, lens, fd, reserve, meta, hist, loc, nexts):
 
 @jit
 def move_features(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
+    s: rules.StateArrays,
     legal: np.ndarray,
     k: int,
     visited: np.ndarray,
@@ -146,16 +144,17 @@ def move_features(
 ) -> tuple[int, int]:
     """The candidates among ``legal[:k]`` and their features: returns ``(count, level)``.
 
-    The position must be a view (hidden cards `search.HIDDEN`); it is changed and restored.
+    The position ``s`` must be a view (hidden cards `search.HIDDEN`; its history is scratch,
+    e.g. `ScorpionView.state_arrays`); it is changed and restored.
     Writes the candidate moves to ``moves`` and their features to ``feats`` (one row each,
     room for ``k`` rows); ``visited[:n_visited]`` are the hashes of the positions seen.
     ``level`` is 0 when the loop-avoiding mask left candidates, 1 when only revisits were left,
     2 when only pointless king shuffles were (a learner in training gives such a game up).
     """
-    hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+    tab, lens, fd, _, meta, _ = s
     loc = np.empty(rules.N_CARDS, np.int8)
     nexts = np.empty(rules.N_ACTIONS, np.int64)
-    base = search.evaluate(tab, lens, fd, reserve, meta, loc)
+    base = search.evaluate(s, loc)
     down = 0
     for c in range(rules.N_COLUMNS):
         down += fd[c]
@@ -189,8 +188,8 @@ def move_features(
                 dest_len = lens[dest] / 13.0
             removed = meta[rules.M_REMOVED] + meta[rules.M_RUNS]
             before_down = down
-            points = rules.apply_action(tab, lens, fd, reserve, meta, hist, a)
-            gain = search.evaluate(tab, lens, fd, reserve, meta, loc) - base
+            points = rules.apply_action(s, a)
+            gain = search.evaluate(s, loc) - base
             revisit = _seen(search.position_hash(tab, lens, fd, meta), visited, n_visited)
             after_down = 0
             for c in range(rules.N_COLUMNS):
@@ -202,12 +201,12 @@ def move_features(
             exposes = 0.0
             if src >= 0 and src_up > 0:
                 exposes = _playable(tab, lens, int(tab[src, src_left - 1]), src, relaxed)
-            n_next, next_gain = _best_follow_up(tab, lens, fd, reserve, meta, hist, loc, nexts)
+            n_next, next_gain = _best_follow_up(s, loc, nexts)
             empties = 0
             for c in range(rules.N_COLUMNS):
                 empties += lens[c] == 0
             dealt = meta[rules.M_RESERVE_DEALT] != 0
-            rules.undo(tab, lens, fd, reserve, meta, hist)
+            rules.undo(s)
             if level == 0 and revisit:
                 continue
             f = feats[n]
@@ -267,11 +266,7 @@ def hide(tab: np.ndarray, fd: np.ndarray, reserve: np.ndarray, meta: np.ndarray)
 
 @jit
 def batch_features(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
+    arrays: rules.StateArrays,
     masks: np.ndarray,
     visited: np.ndarray,
     n_visited: np.ndarray,
@@ -280,7 +275,8 @@ def batch_features(
     counts: np.ndarray,
     levels: np.ndarray,
 ) -> None:
-    """Training observations of a batch of games (the batched env's arrays, full states).
+    """Training observations of a batch of games (the batched env's state ``arrays``, full
+    states; their histories are not read).
 
     Each game's view is scored as [`move_features`][] does; ``obs[i]`` gets the features of
     its first `N_SLOTS` candidates (zeros after), ``slots[i]`` their actions,
@@ -290,6 +286,8 @@ def batch_features(
     legal = np.empty(rules.N_ACTIONS, np.int64)
     feats = np.empty((rules.N_ACTIONS, N_FEATURES), np.float32)
     moves = np.empty(rules.N_ACTIONS, np.int64)
+    hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)  # scratch for the searches
+    tab, lens, fd, reserve, meta, _ = arrays
     for i in range(tab.shape[0]):
         g_tab = tab[i].copy()
         g_lens = lens[i].copy()
@@ -306,8 +304,8 @@ def batch_features(
             if masks[i, a]:
                 legal[k] = a
                 k += 1
-        m, levels[i] = move_features(g_tab, g_lens, g_fd, g_res, g_meta, legal, k, visited[i],
-                                     n_visited[i], feats, moves)  # fmt: skip
+        view = (g_tab, g_lens, g_fd, g_res, g_meta, hist)
+        m, levels[i] = move_features(view, legal, k, visited[i], n_visited[i], feats, moves)
         m = min(m, N_SLOTS)
         obs[i] = 0.0
         slots[i] = -1

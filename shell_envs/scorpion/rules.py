@@ -1,9 +1,10 @@
 """Scorpion rules as pure compiled functions over a few small state arrays.
 
-A game is six numpy arrays (see [`shell_envs.scorpion.state.ScorpionState`][]), passed to
-every rule function and mutated in place, so the single environment, a batched environment
-(``prange`` over games with arrays shaped ``(N, ...)``), search agents and solvers all run
-the same machine code:
+A game is six numpy arrays, passed to every rule function as one plain tuple
+``s = (tab, lens, fd, reserve, meta, hist)`` (`StateArrays`; a state's
+[`arrays`][shell_envs.scorpion.state.ScorpionState.arrays]) and mutated in place, so the
+single environment, a batched environment (``prange`` over games, each game's rows of arrays
+shaped ``(N, ...)`` as its tuple), search agents and solvers all run the same machine code:
 
 - ``tab``     int8  (7, 52): card indices per column, bottom → top, ``-1`` beyond the top.
 - ``lens``    int8  (7,):    cards in each column.
@@ -92,7 +93,8 @@ _ACES = (1 << 0) | (1 << 13) | (1 << 26) | (1 << 39)  # bit sets over card indic
 _KINGS = _ACES << 12
 
 
-# one game's state arrays: (tab, lens, fd, reserve, meta, hist)
+# one game's state arrays (tab, lens, fd, reserve, meta, hist): the ``s`` every rule function
+# takes (a plain tuple: numba types it from Python in C, a NamedTuple through Python)
 StateArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
@@ -184,23 +186,15 @@ def shuffled_deck(number: int, out: np.ndarray) -> None:
 
 
 @jit
-def deal(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    cards: np.ndarray,
-    rule: int,
-) -> None:
+def deal(s: StateArrays, cards: np.ndarray, rule: int) -> None:
     """Lay out 52 cards in deal order: 7 columns of 7 (3 face down in columns 1–4), reserve of 3,
     for the rule set coded ``rule`` (CLASSIC, RELAXED or TRADITIONAL)."""
+    tab, lens, fd, reserve, meta, hist = s
     tab[:, :] = -1
     meta[:] = 0
     hist[:, :] = 0
-    for s in range(4):
-        meta[M_SLOTS + s] = -1
+    for slot in range(4):
+        meta[M_SLOTS + slot] = -1
     meta[M_RULES] = rule
     for c in range(N_COLUMNS):
         for d in range(DEAL_DEPTH):
@@ -222,16 +216,9 @@ def find_card(tab: np.ndarray, lens: np.ndarray, card: int) -> tuple[int, int]:
 
 
 @jit
-def check_move(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    card: int,
-    dest: int,
-) -> int:
+def check_move(s: StateArrays, card: int, dest: int) -> int:
     """Error code of moving ``card`` (with every card above it) onto column ``dest``; 0 = legal."""
+    tab, lens, fd, reserve, meta, _ = s
     if card < 0 or card >= N_CARDS or dest < 0 or dest >= N_COLUMNS:
         return E_OUT_OF_RANGE
     if is_won(meta):
@@ -261,17 +248,9 @@ def check_move(
 
 
 @jit
-def check_action(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    action: int,
-    allow_undo: bool,
-) -> int:
+def check_action(s: StateArrays, action: int, allow_undo: bool) -> int:
     """Error code of any action (card move, reserve deal, undo); 0 = legal."""
+    _, _, _, _, meta, _ = s
     limit = N_ACTIONS_UNDO if allow_undo else N_ACTIONS
     if action < 0 or action >= limit:
         return E_OUT_OF_RANGE
@@ -284,7 +263,7 @@ def check_action(
     if action == RESERVE_ACTION:
         return E_RESERVE_DEALT if meta[M_RESERVE_DEALT] != 0 else OK
     card, dest = decode_move(action)
-    return check_move(tab, lens, fd, reserve, meta, card, dest)
+    return check_move(s, card, dest)
 
 
 @jit_inline
@@ -389,16 +368,9 @@ def remove_sequence(
 
 
 @jit_inline
-def move(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    card: int,
-    dest: int,
-) -> int:
+def move(s: StateArrays, card: int, dest: int) -> int:
     """Move ``card`` and every card above it onto ``dest`` (assumed legal); returns the points."""
+    tab, lens, fd, _, meta, hist = s
     src, start = find_card(tab, lens, card)
     n_src = int(lens[src])
     count = n_src - start
@@ -425,15 +397,9 @@ def move(
 
 
 @jit
-def deal_reserve(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-) -> int:
+def deal_reserve(s: StateArrays) -> int:
     """Deal the 3 reserve cards face up onto columns 1, 2, 3 (assumed legal); returns the points."""
+    tab, lens, fd, reserve, meta, hist = s
     rec = _push_history(meta, hist)
     rec[H_KIND] = KIND_RESERVE
     for c in range(3):
@@ -449,15 +415,9 @@ def deal_reserve(
 
 
 @jit
-def undo(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-) -> int:
+def undo(s: StateArrays) -> int:
     """Take back the last remembered move exactly; returns the points it had earned (-1: none)."""
+    tab, lens, fd, reserve, meta, hist = s
     if meta[M_HIST_COUNT] == 0:
         return -1
     head = (int(meta[M_HIST_HEAD]) - 1) % HISTORY
@@ -506,22 +466,14 @@ def undo(
 
 
 @jit_inline
-def apply_action(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    action: int,
-) -> int:
+def apply_action(s: StateArrays, action: int) -> int:
     """Play a legal action; returns the score change (negative for an undo)."""
     if action == UNDO_ACTION:
-        return -undo(tab, lens, fd, reserve, meta, hist)
+        return -undo(s)
     if action == RESERVE_ACTION:
-        return deal_reserve(tab, lens, fd, reserve, meta, hist)
+        return deal_reserve(s)
     card, dest = decode_move(action)
-    return move(tab, lens, fd, meta, hist, card, dest)
+    return move(s, card, dest)
 
 
 @jit_inline
@@ -609,35 +561,21 @@ def _generate(tab, lens, fd, meta, sink, listing):
 
 
 @jit
-def legal_moves(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    out: np.ndarray,
-) -> int:
+def legal_moves(s: StateArrays, out: np.ndarray) -> int:
     """Write the legal card moves and reserve deal (not undo) into ``out``; returns how many."""
+    tab, lens, fd, _, meta, _ = s
     return _generate(tab, lens, fd, meta, out, True)
 
 
 @jit_inline
-def legal_mask(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    allow_undo: bool,
-    mask: np.ndarray,
-) -> int:
+def legal_mask(s: StateArrays, allow_undo: bool, mask: np.ndarray) -> int:
     """Fill the bool ``mask`` (365, or 366 with undo); returns the number of legal actions.
 
     With ``allow_undo``, undo is legal in any game not won that remembers a move, also when no
     card move or reserve deal is left: a game ends when no legal action exists (the rules of
     record), so a stuck game ends only when there is no move to take back either.
     """
+    tab, lens, fd, _, meta, _ = s
     for a in range(mask.shape[0]):
         mask[a] = False
     k = _generate(tab, lens, fd, meta, mask, False)
@@ -648,17 +586,7 @@ def legal_mask(
 
 
 @jit_inline
-def step(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    action: int,
-    allow_undo: bool,
-    mask: np.ndarray,
-) -> tuple[int, int, int]:
+def step(s: StateArrays, action: int, allow_undo: bool, mask: np.ndarray) -> tuple[int, int, int]:
     """Check and play one action, then refresh ``mask``: ``(code, score change, legal count)``.
 
     The legal count includes undo (`legal_mask`); 0 means the game has ended.
@@ -666,29 +594,17 @@ def step(
     ``mask`` holds the legal mask of the current state on entry (every caller keeps it so,
     since each step refreshes it), so an action it marks legal skips the full check.
     """
-    if mask[action]:
-        code = OK
-    else:
-        code = check_action(tab, lens, fd, reserve, meta, hist, action, allow_undo)
+    code = OK if mask[action] else check_action(s, action, allow_undo)
     points = 0
     if code == OK:
-        points = apply_action(tab, lens, fd, reserve, meta, hist, action)
-    k = legal_mask(tab, lens, fd, reserve, meta, hist, allow_undo, mask)
+        points = apply_action(s, action)
+    k = legal_mask(s, allow_undo, mask)
     return code, points, k
 
 
 @jit
 def random_playout(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    seed: int,
-    total_moves: int,
-    max_game_moves: int,
-    rule: int,
+    s: StateArrays, seed: int, total_moves: int, max_game_moves: int, rule: int
 ) -> int:
     """Play random legal moves over fresh deals until ``total_moves``; returns the games started.
 
@@ -703,12 +619,12 @@ def random_playout(
     games = 0
     while played < total_moves:
         shuffled_deck(rng_next(rng), cards)
-        deal(tab, lens, fd, reserve, meta, hist, cards, rule)
+        deal(s, cards, rule)
         games += 1
         for _ in range(max_game_moves):
-            k = legal_moves(tab, lens, fd, reserve, meta, moves)
+            k = legal_moves(s, moves)
             if k == 0 or played >= total_moves:
                 break
-            apply_action(tab, lens, fd, reserve, meta, hist, moves[rng_below(rng, k)])
+            apply_action(s, moves[rng_below(rng, k)])
             played += 1
     return games

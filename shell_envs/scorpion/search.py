@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from shell_envs.core.jit import jit
+from shell_envs.core.jit import jit, jit_inline
 from shell_envs.scorpion import rules
 from shell_envs.scorpion.actions import decode_move
 
@@ -30,19 +30,13 @@ NO_MOVE = -1
 
 
 @jit
-def evaluate(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    loc: np.ndarray,
-) -> float:
+def evaluate(s: rules.StateArrays, loc: np.ndarray) -> float:
     """Heuristic value of a position; ``loc`` is scratch (52).  Hidden cards count as unknown.
 
     Removed sequences, turned cards, same-suit links, empty columns, kings at the base of a
     column and the same-suit placements available next: what a patience player tries to grow.
     """
+    tab, lens, fd, _, meta, _ = s
     value = W_REMOVED * (meta[rules.M_REMOVED] + meta[rules.M_RUNS])
     loc[:] = -1
     for c in range(rules.N_COLUMNS):
@@ -98,20 +92,14 @@ def is_pointless(
 
 
 @jit
-def is_dead(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    moves: np.ndarray,
-) -> bool:
+def is_dead(s: rules.StateArrays, moves: np.ndarray) -> bool:
     """Whether nothing but pointless king shuffles is legal: the game can make no more progress
     (`is_pointless`).
 
     ``moves`` is scratch (365).  A won game or one without legal actions is dead too.
     """
-    k = rules.legal_moves(tab, lens, fd, reserve, meta, moves)
+    tab, lens, fd, _, meta, _ = s
+    k = rules.legal_moves(s, moves)
     for i in range(k):
         if not is_pointless(tab, lens, fd, meta, moves[i]):
             return False
@@ -147,39 +135,45 @@ def _visited(h, visited, n_visited):
 
 @jit
 def successors(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
-    actions: np.ndarray,
-    n: int,
-    hashes: np.ndarray,
-    gains: np.ndarray,
+    s: rules.StateArrays, actions: np.ndarray, n: int, hashes: np.ndarray, gains: np.ndarray
 ) -> None:
     """Play and undo each of ``actions[:n]``, recording where it leads and what it gains.
 
     ``hashes[i]``: the `position_hash` after the action; ``gains[i]``: its change in
     `evaluate` (a card it turns stays unknown in a view).
     """
+    tab, lens, fd, _, meta, _ = s
     loc = np.empty(rules.N_CARDS, np.int8)
-    base = evaluate(tab, lens, fd, reserve, meta, loc)
+    base = evaluate(s, loc)
     for i in range(n):
-        rules.apply_action(tab, lens, fd, reserve, meta, hist, actions[i])
+        rules.apply_action(s, actions[i])
         hashes[i] = position_hash(tab, lens, fd, meta)
-        gains[i] = evaluate(tab, lens, fd, reserve, meta, loc) - base
-        rules.undo(tab, lens, fd, reserve, meta, hist)
+        gains[i] = evaluate(s, loc) - base
+        rules.undo(s)
+
+
+@jit_inline
+def _noisy_pick(a, value, rng, noise, best, best_value, best_gain):
+    """The running best ``(move, noisy value, value)`` once move ``a`` of ``value`` is weighed
+    with uniform noise of size ``noise``."""
+    noisy = value + noise * (rules.rng_next(rng) / 4294967296.0)
+    if noisy > best_value:
+        return a, noisy, value
+    return best, best_value, best_gain
+
+
+@jit_inline
+def _reserve_or(best, best_gain, reserve_ok):
+    """The reserve deal (when legal) if no move was found or the best gains nothing, else
+    ``best``."""
+    if reserve_ok and (best == NO_MOVE or best_gain <= 0.0):
+        return rules.RESERVE_ACTION
+    return best
 
 
 @jit
 def greedy_choice(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    s: rules.StateArrays,
     moves: np.ndarray,
     k: int,
     rng: np.ndarray,
@@ -194,8 +188,9 @@ def greedy_choice(
     is dealt only when no move gains anything (it buries the tops of columns 1–3).  Moves into
     a position in the sorted hash array ``visited`` are penalised, so play does not cycle.
     """
+    tab, lens, fd, _, meta, _ = s
     loc = np.empty(rules.N_CARDS, np.int8)
-    base = evaluate(tab, lens, fd, reserve, meta, loc)
+    base = evaluate(s, loc)
     best = NO_MOVE
     best_value = -1e18
     best_gain = 0.0
@@ -207,19 +202,13 @@ def greedy_choice(
             continue
         if is_pointless(tab, lens, fd, meta, a):
             continue
-        rules.apply_action(tab, lens, fd, reserve, meta, hist, a)
-        value = evaluate(tab, lens, fd, reserve, meta, loc) - base
+        rules.apply_action(s, a)
+        value = evaluate(s, loc) - base
         if n_visited > 0 and _visited(position_hash(tab, lens, fd, meta), visited, n_visited):
             value -= REVISIT_PENALTY
-        rules.undo(tab, lens, fd, reserve, meta, hist)
-        noisy = value + noise * (rules.rng_next(rng) / 4294967296.0)
-        if noisy > best_value:
-            best_value = noisy
-            best_gain = value
-            best = a
-    if reserve_ok and (best == NO_MOVE or best_gain <= 0.0):
-        return rules.RESERVE_ACTION
-    return best
+        rules.undo(s)
+        best, best_value, best_gain = _noisy_pick(a, value, rng, noise, best, best_value, best_gain)
+    return _reserve_or(best, best_gain, reserve_ok)
 
 
 @jit
@@ -315,11 +304,7 @@ def quick_gain(
 
 @jit
 def rollout_choice(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
+    s: rules.StateArrays,
     moves: np.ndarray,
     k: int,
     rng: np.ndarray,
@@ -330,6 +315,7 @@ def rollout_choice(
 
     Returns `NO_MOVE` when only pointless king shuffles are legal.
     """
+    tab, lens, fd, _, meta, _ = s
     locate(tab, lens, fd, where)
     best = NO_MOVE
     best_value = -1e18
@@ -343,24 +329,13 @@ def rollout_choice(
         if is_pointless(tab, lens, fd, meta, a):
             continue
         gain = quick_gain(tab, lens, fd, where, a)
-        noisy = gain + noise * (rules.rng_next(rng) / 4294967296.0)
-        if noisy > best_value:
-            best_value = noisy
-            best_gain = gain
-            best = a
-    if reserve_ok and (best == NO_MOVE or best_gain <= 0.0):
-        return rules.RESERVE_ACTION
-    return best
+        best, best_value, best_gain = _noisy_pick(a, gain, rng, noise, best, best_value, best_gain)
+    return _reserve_or(best, best_gain, reserve_ok)
 
 
 @jit
 def rollout(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    s: rules.StateArrays,
     depth: int,
     noise: float,
     rng: np.ndarray,
@@ -368,26 +343,23 @@ def rollout(
     where: np.ndarray,
 ) -> int:
     """Play up to ``depth`` rollout-policy moves on a full state; returns the moves played."""
+    _, _, _, _, meta, _ = s
     for step in range(depth):
         if rules.is_won(meta):
             return step
-        k = rules.legal_moves(tab, lens, fd, reserve, meta, moves)
+        k = rules.legal_moves(s, moves)
         if k == 0:
             return step
-        a = rollout_choice(tab, lens, fd, reserve, meta, moves, k, rng, noise, where)
+        a = rollout_choice(s, moves, k, rng, noise, where)
         if a == NO_MOVE:
             return step
-        rules.apply_action(tab, lens, fd, reserve, meta, hist, a)
+        rules.apply_action(s, a)
     return depth
 
 
 @jit
 def rollout_values(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
+    s: rules.StateArrays,
     unseen: np.ndarray,
     n_unseen: int,
     roots: np.ndarray,
@@ -399,7 +371,8 @@ def rollout_values(
     seed: int,
     out: np.ndarray,
 ) -> None:
-    """Mean value of each root action over ``samples`` determinizations of a view.
+    """Mean value of each root action over ``samples`` determinizations of a view ``s`` (its
+    history is not read).
 
     Each sample deals the unseen cards at random into the hidden places (`fill_hidden`);
     every root action is then played on that same deal and followed by ``rollouts`` rollouts
@@ -407,6 +380,7 @@ def rollout_values(
     evaluation among them is that sample's value of the action.  ``out[:n_roots]`` gets the
     means over samples.
     """
+    tab, lens, fd, reserve, meta, _ = s
     rng = np.zeros(1, np.int64)
     rules.rng_seed(rng, seed)
     loc = np.empty(rules.N_CARDS, np.int8)
@@ -422,6 +396,7 @@ def rollout_values(
     w_res = np.empty_like(reserve)
     w_meta = np.empty_like(meta)
     hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+    w = (w_tab, w_lens, w_fd, w_res, w_meta, hist)  # the state each rollout plays on
     for r in range(n_roots):
         out[r] = 0.0
     for _ in range(samples):
@@ -440,9 +415,9 @@ def rollout_values(
                 w_meta[:] = meta
                 w_meta[rules.M_HIST_COUNT] = 0
                 w_meta[rules.M_HIST_HEAD] = 0
-                rules.apply_action(w_tab, w_lens, w_fd, w_res, w_meta, hist, roots[r])
-                rollout(w_tab, w_lens, w_fd, w_res, w_meta, hist, depth, noise, rng, moves, where)
-                best = max(best, evaluate(w_tab, w_lens, w_fd, w_res, w_meta, loc))
+                rules.apply_action(w, roots[r])
+                rollout(w, depth, noise, rng, moves, where)
+                best = max(best, evaluate(w, loc))
             out[r] += best
     for r in range(n_roots):
         out[r] /= samples

@@ -147,7 +147,7 @@ class ScorpionState(MetaReadings):
         """A new game from 52 card codes in deal order (columns 1–7 bottom → top, then reserve)."""
         code = rule_code(rule_set)
         state = cls()
-        rules.deal(*state.arrays, np.asarray(check_deal(cards), np.int8), code)
+        rules.deal(state.arrays, np.asarray(check_deal(cards), np.int8), code)
         return state
 
     @classmethod
@@ -155,7 +155,7 @@ class ScorpionState(MetaReadings):
         """A new game from a deal number: the same deal on every machine."""
         code = rule_code(rule_set)
         state = cls()
-        rules.deal(*state.arrays, deck_of(number), code)
+        rules.deal(state.arrays, deck_of(number), code)
         return state
 
     @classmethod

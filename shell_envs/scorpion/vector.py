@@ -42,23 +42,19 @@ from shell_envs.scorpion.state import ScorpionState
 
 
 @jit_inline
-def _game(tab, lens, fd, reserve, meta, hist, i):
-    """Game ``i``'s rows of the batched state arrays, as uncounted views.
+def game_rows(arrays: engine.StateArrays, i: int) -> engine.StateArrays:
+    """Game ``i``'s state arrays: its rows of the batched state ``arrays``, as uncounted views.
 
     Counted views (``tab[i]``) would make every game step bump one reference counter shared by
     all games, atomically, from both cores; see `shell_envs.core.rows`.
     """
+    tab, lens, fd, reserve, meta, hist = arrays
     return row(tab, i), row(lens, i), row(fd, i), row(reserve, i), row(meta, i), row(hist, i)
 
 
 @jit_parallel
 def batch_reset(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    arrays: engine.StateArrays,
     numbers: np.ndarray,
     which: np.ndarray,
     rule: int,
@@ -69,13 +65,10 @@ def batch_reset(
     cards: np.ndarray,
 ) -> None:
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
-    for i in prange(tab.shape[0]):
+    for i in prange(which.shape[0]):
         if which[i]:
-            g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(
-                tab, lens, fd, reserve, meta, hist, i
-            )
-            reset_game(g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
-                       row(cards, i), numbers[i], rule, allow_undo, kind)  # fmt: skip
+            reset_game(game_rows(arrays, i), row(masks, i), row(obs, i), row(cards, i),
+                       numbers[i], rule, allow_undo, kind)  # fmt: skip
 
 
 @jit_parallel
@@ -95,12 +88,7 @@ def batch_infos(
 
 @jit_parallel
 def batch_step(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    arrays: engine.StateArrays,
     actions: np.ndarray,
     allow_undo: bool,
     masks: np.ndarray,
@@ -132,33 +120,26 @@ def batch_step(
     inlined into this loop; rare ones (the reserve deal, undo, checks of illegal actions, new
     deals) are calls.
     """
-    for i in prange(tab.shape[0]):
-        g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
-        step_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, row(masks, i), row(obs, i),
-                  row(cards, i), actions, allow_undo, steps, max_moves, win_reward, rule,
-                  autoreset, numbers, kind, fill_ended, codes, rewards, terminated, truncated,
-                  row(gen, i), pool, use_pool)  # fmt: skip
-        fill_infos(i, g_meta, codes, numbers, counts, flags, code, deal)
+    for i in prange(actions.shape[0]):
+        s = game_rows(arrays, i)
+        step_game(i, s, row(masks, i), row(obs, i), row(cards, i), actions, allow_undo, steps,
+                  max_moves, win_reward, rule, autoreset, numbers, kind, fill_ended, codes,
+                  rewards, terminated, truncated, row(gen, i), pool, use_pool)  # fmt: skip
+        _, _, _, _, meta, _ = s
+        fill_infos(i, meta, codes, numbers, counts, flags, code, deal)
 
 
 @jit_parallel
 def batch_check(
-    tab: np.ndarray,
-    lens: np.ndarray,
-    fd: np.ndarray,
-    reserve: np.ndarray,
-    meta: np.ndarray,
-    hist: np.ndarray,
+    arrays: engine.StateArrays,
     actions: np.ndarray,
     allow_undo: bool,
     skip: np.ndarray,
     codes: np.ndarray,
 ) -> None:
     """The check code of every game's action (`check_game`)."""
-    for i in prange(tab.shape[0]):
-        g_tab, g_lens, g_fd, g_res, g_meta, g_hist = _game(tab, lens, fd, reserve, meta, hist, i)
-        check_game(i, g_tab, g_lens, g_fd, g_res, g_meta, g_hist, actions, allow_undo, skip,
-                   codes)  # fmt: skip
+    for i in prange(actions.shape[0]):
+        check_game(i, game_rows(arrays, i), actions, allow_undo, skip, codes)
 
 
 class ScorpionVectorEnv(BatchedScorpionEnv):
@@ -229,7 +210,7 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
             self.deals[seeded] = [s for s in seeds if s is not None]
             self._draw_deals(~seeded)
         everyone = np.ones(self.num_envs, np.bool_)
-        batch_reset(*self.arrays, self.deals, everyone, self._rule, self.allow_undo,
+        batch_reset(self.arrays, self.deals, everyone, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=False),
                     self._cards)  # fmt: skip
         self.steps[:] = 0
@@ -245,13 +226,13 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
             raise reset_needed("step()")
         acts = self._as_actions(actions)
         if self.illegal_action == "raise":
-            batch_check(*self.arrays, acts, self.allow_undo, self._autoreset, self._codes)
+            batch_check(self.arrays, acts, self.allow_undo, self._autoreset, self._codes)
             bad = np.flatnonzero(self._codes)
             if bad.size:
                 i = int(bad[0])
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
         rewards, terminated, truncated, *outputs = self._results.take()
-        batch_step(*self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
+        batch_step(self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
                    self.reward_mode == "win", self._rule, self._autoreset, self.deals,
                    self._kind, not self._same_step, self._obs_target(partial=False),
                    self._cards, self._codes, rewards, terminated, truncated, self._gen,
@@ -296,7 +277,7 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
     def _redeal(self, which: np.ndarray) -> None:
         """Deal the next game in the envs flagged in ``which`` (`redeal`, a same-step autoreset)."""
         self._draw_deals(which)
-        batch_reset(*self.arrays, self.deals, which, self._rule, self.allow_undo,
+        batch_reset(self.arrays, self.deals, which, self._rule, self.allow_undo,
                     self.masks, self._kind, self._obs_target(partial=True),
                     self._cards)  # fmt: skip
         self.steps[which] = 0

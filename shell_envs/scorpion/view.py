@@ -207,10 +207,10 @@ class ScorpionView(MetaReadings):
         legal = playable_actions(mask)
         allowed = np.zeros(N_ACTIONS_UNDO, np.bool_)
         out = np.empty(N_ACTIONS, np.int64)
-        tab, lens, fd, reserve, meta = self.arrays()
+        s = self.state_arrays()
         # Relaxed's moves are a superset of the others': masks of any rule set pass
-        meta[rules.M_RULES] = rules.RELAXED
-        k = rules.legal_moves(tab, lens, fd, reserve, meta, out)
+        s[4][rules.M_RULES] = rules.RELAXED  # meta
+        k = rules.legal_moves(s, out)
         allowed[out[:k]] = True
         allowed[UNDO_ACTION] = True
         bad = legal[~allowed[legal]]
@@ -235,6 +235,12 @@ class ScorpionView(MetaReadings):
             self.meta.copy(),
         )
 
+    def state_arrays(self) -> rules.StateArrays:
+        """Writable copies of the view's arrays and an empty history: the state arrays ``s``
+        the compiled helpers take (`shell_envs.scorpion.search`), hidden cards and all."""
+        tab, lens, fd, reserve, meta = self.arrays()
+        return tab, lens, fd, reserve, meta, np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
+
     def _require_valid(self) -> None:
         """Check a view built directly (not by a ``from_*`` method) before compiled code runs."""
         if not self.checked:
@@ -248,12 +254,12 @@ class ScorpionView(MetaReadings):
     def determinize(self, rng: np.random.Generator) -> ScorpionState:
         """One full state consistent with the view: the unseen cards dealt at random into it."""
         self._require_valid()
-        tab, lens, fd, reserve, meta = self.arrays()
+        s = self.state_arrays()
+        tab, lens, fd, reserve, _, _ = s
         seed = np.zeros(1, np.int64)
         rules.rng_seed(seed, int(rng.integers(2**62)))
         search.fill_hidden(tab, lens, fd, reserve, self.unseen, len(self.unseen), seed)
-        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
-        return ScorpionState((tab, lens, fd, reserve, meta, hist))
+        return ScorpionState(s)
 
 
 def check_view(tab: Any, lens: Any, fd: Any, reserve: Any, meta: Any, unseen: Any) -> None:

@@ -55,11 +55,11 @@ def random_states(
             pos = run_position(rng, reserve=bool(rng.integers(2)))
             state = ScorpionState.from_position(pos, rule_set)
         for _ in range(int(rng.integers(0, 61))):
-            k = rules.legal_moves(*state.arrays[:5], moves)
+            k = rules.legal_moves(state.arrays, moves)
             if k == 0:
                 break
-            rules.apply_action(*state.arrays, moves[rng.integers(k)])
-        if rules.legal_moves(*state.arrays[:5], moves) > 0:
+            rules.apply_action(state.arrays, moves[rng.integers(k)])
+        if rules.legal_moves(state.arrays, moves) > 0:
             states.append(state)
     return states
 
@@ -67,7 +67,7 @@ def random_states(
 def mask_of(state: ScorpionState, allow_undo: bool = False) -> np.ndarray:
     """The env's legal-action mask of ``state``."""
     mask = np.zeros(rules.N_ACTIONS_UNDO if allow_undo else rules.N_ACTIONS, np.bool_)
-    rules.legal_mask(*state.arrays, allow_undo, mask)
+    rules.legal_mask(state.arrays, allow_undo, mask)
     return mask
 
 
@@ -201,9 +201,8 @@ def test_greedy_deals_the_reserve_only_when_nothing_else_gains() -> None:
     env, info = start(spades({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S"}, {}, reserve="3S 2S AS"))
     view = ScorpionView.from_env(env)
     assert greedy.act_with_state(view, info["action_mask"]) == rules.RESERVE_ACTION
-    tab, lens, fd, reserve, meta = view.arrays()
     moves = np.empty(rules.N_ACTIONS, np.int64)
-    assert not search.is_dead(tab, lens, fd, reserve, meta, moves)
+    assert not search.is_dead(view.state_arrays(), moves)
 
 
 def moves_a_whole_king_column(state: ScorpionState, a: int) -> bool:
@@ -238,12 +237,12 @@ def test_is_dead_exactly_when_only_whole_king_columns_can_move() -> None:
     for state in random_states(40, 13, rules.RULE_SETS):
         for _ in range(200):
             legal = np.flatnonzero(mask_of(state))
-            dead = search.is_dead(state.tab, state.lens, state.fd, state.reserve, state.meta, moves)
+            dead = search.is_dead(state.arrays, moves)
             assert dead == all(moves_a_whole_king_column(state, int(a)) for a in legal)
             seen[dead] += 1
             if dead or legal.size == 0:
                 break
-            rules.apply_action(*state.arrays, int(rng.choice(legal)))
+            rules.apply_action(state.arrays, int(rng.choice(legal)))
     assert seen[True] > 0 and seen[False] > 0
 
 
@@ -287,9 +286,9 @@ def test_moving_a_complete_sequence_on_a_king_is_not_pointless() -> None:
     # removed then: the one move of this position wins, so it is neither pointless nor dead
     env, info = start(spades({1: "KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S AS"}, {}))
     view = ScorpionView.from_env(env)
-    tab, lens, fd, reserve, meta = view.arrays()
+    tab, lens, fd, _, meta = view.arrays()
     assert not search.is_pointless(tab, lens, fd, meta, action("KS", 2))
-    assert not search.is_dead(tab, lens, fd, reserve, meta, np.empty(rules.N_ACTIONS, np.int64))
+    assert not search.is_dead(view.state_arrays(), np.empty(rules.N_ACTIONS, np.int64))
     for agent in agents(0)[1:]:
         agent.reset(0)
         _, _, _, _, after = env.step(agent.act_with_state(view, info["action_mask"]))
@@ -309,7 +308,7 @@ def play_until_reveal(agent, state: ScorpionState, seed: int, limit: int = 12) -
             break
         a = agent.act_with_state(view, mask)
         moves.append(a)
-        rules.apply_action(*state.arrays, a)
+        rules.apply_action(state.arrays, a)
         if ScorpionView.from_state(state).hidden_count != view.hidden_count:
             break
     return moves
@@ -449,7 +448,7 @@ def relaxed_after(deal: int, line: list[int]) -> ScorpionState:
     """Relaxed deal number ``deal`` after the moves of ``line``."""
     state = ScorpionState.from_number(deal, "relaxed")
     for move in line:
-        rules.apply_action(*state.arrays, move)
+        rules.apply_action(state.arrays, move)
     return state
 
 
@@ -503,7 +502,7 @@ def test_pimc_tries_a_move_back_into_a_position_seen_after_the_others(
         agent.reset(seed)
         first = agent.act_with_state(view, mask_of(state))
         child = state.copy()
-        rules.apply_action(*child.arrays, first)
+        rules.apply_action(child.arrays, first)
         agent = PimcAgent(rules="relaxed")
         agent.reset(seed)
         agent._visited.add(ScorpionView.from_state(child).position_hash())
@@ -577,7 +576,7 @@ def plan_share(states: list, move: int, depth: int, budget: int, deepen: int) ->
         return None
     after = [s.copy() for s in states]
     for s in after:
-        rules.apply_action(*s.arrays, move)
+        rules.apply_action(s.arrays, move)
     nxt = [int(m) for m in np.flatnonzero(mask_of(after[0]))]
     first = after[0]
     nxt = [

@@ -42,7 +42,7 @@ def test_training_features_are_the_agents_features():
     # the batched features of full states (training) equal those of the player's view (play)
     states = random_states(30, 4, rules.RULE_SETS)
     n = len(states)
-    arrays = [np.stack([s.arrays[j] for s in states]) for j in range(5)]
+    arrays = tuple(np.stack([s.arrays[j] for s in states]) for j in range(6))
     masks = np.stack([mask_of(s) for s in states])
     visited = np.zeros((n, network.MAX_VISITED), np.int64)
     n_visited = np.zeros(n, np.int64)
@@ -50,14 +50,16 @@ def test_training_features_are_the_agents_features():
     slots = np.zeros((n, network.N_SLOTS), np.int64)
     counts = np.zeros(n, np.int64)
     levels = np.zeros(n, np.int64)
-    network.batch_features(*arrays, masks, visited, n_visited, obs, slots, counts, levels)
+    network.batch_features(arrays, masks, visited, n_visited, obs, slots, counts, levels)
     feats = np.empty((rules.N_ACTIONS, network.N_FEATURES), np.float32)
     moves = np.empty(rules.N_ACTIONS, np.int64)
     for i, state in enumerate(states):
         view = ScorpionView.from_state(state)
         legal = np.flatnonzero(masks[i]).astype(np.int64)
         here = np.array([view.position_hash()], np.int64)
-        m, level = network.move_features(*view.arrays(), legal, legal.size, here, 1, feats, moves)
+        m, level = network.move_features(
+            view.state_arrays(), legal, legal.size, here, 1, feats, moves
+        )
         assert (m, level) == (counts[i], levels[i])
         assert np.array_equal(moves[:m], slots[i, :m])
         np.testing.assert_array_equal(feats[:m], obs[i, :m])
@@ -71,15 +73,15 @@ def test_moves_back_to_a_seen_position_are_candidates_only_when_nothing_else_is(
     feats = np.empty((rules.N_ACTIONS, network.N_FEATURES), np.float32)
     moves = np.empty(rules.N_ACTIONS, np.int64)
     none = np.zeros(0, np.int64)
-    m, level = network.move_features(*view.arrays(), legal, legal.size, none, 0, feats, moves)
+    m, level = network.move_features(view.state_arrays(), legal, legal.size, none, 0, feats, moves)
     assert level == 0 and m > 0 and not feats[:m, network.F_REVISIT].any()
     after = []  # where each candidate leads: seen them all, and only revisits are left
     for a in moves[:m]:
         state = random_states(1, 8)[0]
-        rules.apply_action(*state.arrays, int(a))
+        rules.apply_action(state.arrays, int(a))
         after.append(ScorpionView.from_state(state).position_hash())
     seen = np.array(after, np.int64)
-    m2, level = network.move_features(*view.arrays(), legal, legal.size, seen, m, feats, moves)
+    m2, level = network.move_features(view.state_arrays(), legal, legal.size, seen, m, feats, moves)
     assert level == 1 and m2 >= m and feats[:m2, network.F_REVISIT].all()
 
 

@@ -144,7 +144,7 @@ def load(gpu, cpu, states):
     for i, state in enumerate(states):
         for rows, array in zip(cpu.arrays, state.arrays, strict=True):
             rows[i] = array
-        rules.legal_mask(*(rows[i] for rows in cpu.arrays), cpu.allow_undo, cpu.masks[i])
+        rules.legal_mask(tuple(rows[i] for rows in cpu.arrays), cpu.allow_undo, cpu.masks[i])
     soa = gpu.layout == "soa"
     for spec, rows in zip(STATE, cpu.arrays, strict=True):
         gpu.state[spec.name].copy_to_device(
@@ -198,7 +198,7 @@ def check_deals_equal_cpu():
     for i, (tab, lens, fd, reserve, meta, hist) in enumerate(zip(*gpu.host_arrays(), strict=True)):
         rules.shuffled_deck(numbers[i], cards)
         want = rules.new_arrays()
-        rules.deal(*want, cards, rules.CLASSIC)
+        rules.deal(want, cards, rules.CLASSIC)
         for got, expected in zip((tab, lens, fd, reserve, meta, hist), want, strict=True):
             np.testing.assert_array_equal(got, expected, err_msg=f"deal {numbers[i]}")
 

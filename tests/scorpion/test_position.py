@@ -25,10 +25,10 @@ def played(number: int = 5, moves: int = 12) -> ScorpionState:
     state = ScorpionState.from_number(number)
     out = np.empty(rules.N_ACTIONS, np.int64)
     for _ in range(moves):
-        n = rules.legal_moves(*state.arrays[:5], out)
+        n = rules.legal_moves(state.arrays, out)
         if n == 0:
             break
-        rules.apply_action(*state.arrays, int(out[0]))
+        rules.apply_action(state.arrays, int(out[0]))
     return state
 
 

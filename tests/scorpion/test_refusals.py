@@ -74,7 +74,7 @@ def _load(batched: ScorpionVectorEnv, state: ScorpionState) -> None:
     for rows, array in zip(batched.arrays, state.arrays, strict=True):
         rows[0] = array
     game = tuple(rows[0] for rows in batched.arrays)
-    rules.legal_mask(*game, batched.allow_undo, batched.masks[0])
+    rules.legal_mask(game, batched.allow_undo, batched.masks[0])
 
 
 def _actions(n_actions: int) -> list[int]:

@@ -23,7 +23,7 @@ def accepted(env) -> np.ndarray:
     """The actions the engine's check accepts, one by one."""
     s = env.unwrapped.get_state()
     n = env.action_space.n
-    return np.array([rules.check_action(*s.arrays, a, n == 366) == rules.OK for a in range(n)])
+    return np.array([rules.check_action(s.arrays, a, n == 366) == rules.OK for a in range(n)])
 
 
 @SETTINGS
@@ -175,7 +175,7 @@ def test_undoing_every_move_restores_the_start(seed, rule_set, n):
             _, _, _, _, info = env.step(rules.UNDO_ACTION)
             assert info["illegal"]
             state = env.unwrapped.get_state()
-            assert rules.undo(*state.arrays) >= 0
+            assert rules.undo(state.arrays) >= 0
             env.unwrapped.set_state(state)
             played -= 1
             break
@@ -191,7 +191,7 @@ def test_undoing_every_move_restores_the_start(seed, rule_set, n):
 @given(seed=seeds, rule_set=rule_sets)
 def test_compiled_random_playout_keeps_every_card(seed, rule_set):
     state = ScorpionState()
-    games = rules.random_playout(*state.arrays, seed, 500, 200, rules.RULE_SETS.index(rule_set))
+    games = rules.random_playout(state.arrays, seed, 500, 200, rules.RULE_SETS.index(rule_set))
     assert games >= 1
     on_table = [c for col in range(7) for c in state.column(col)]
     on_table += [int(c) for c in state.reserve if c >= 0]
@@ -208,10 +208,10 @@ def random_play(seed: int, rule_set: str, moves: int = 80) -> Iterator[ScorpionS
     listed = np.empty(rules.N_ACTIONS, np.int64)
     for _ in range(moves):
         yield state
-        k = rules.legal_moves(*state.arrays[:5], listed)
+        k = rules.legal_moves(state.arrays, listed)
         if k == 0:
             return
-        rules.apply_action(*state.arrays, int(listed[rng.integers(k)]))
+        rules.apply_action(state.arrays, int(listed[rng.integers(k)]))
 
 
 def listing_key(state: ScorpionState, action: int) -> tuple[int, ...]:
@@ -230,11 +230,11 @@ def listing_key(state: ScorpionState, action: int) -> tuple[int, ...]:
 def test_legal_moves_lists_the_accepted_actions_in_source_card_order(seed, rule_set):
     moves = np.empty(rules.N_ACTIONS, np.int64)
     for state in random_play(seed, rule_set):
-        k = rules.legal_moves(*state.arrays[:5], moves)
+        k = rules.legal_moves(state.arrays, moves)
         accepted = [
             a
             for a in range(rules.N_ACTIONS)
-            if rules.check_action(*state.arrays, a, False) == rules.OK
+            if rules.check_action(state.arrays, a, False) == rules.OK
         ]
         assert moves[:k].tolist() == sorted(accepted, key=lambda a: listing_key(state, a))
 
@@ -255,5 +255,5 @@ def reference_tableau(state: ScorpionState) -> np.ndarray:
 def test_tableau_encoding_matches_its_documentation(seed, rule_set):
     out = np.full(366, -7, np.int8)
     for state in random_play(seed, rule_set):
-        encode_tableau(*state.arrays[:5], out)
+        encode_tableau(state.arrays, out)
         np.testing.assert_array_equal(out, reference_tableau(state))

@@ -28,7 +28,7 @@ for _ in range(60):
     if term:
         break
 state = ScorpionState()
-games = rules.random_playout(*state.arrays, 5, 300, 100, rules.RELAXED)
+games = rules.random_playout(state.arrays, 5, 300, 100, rules.RELAXED)
 from shell_envs.core.sampling import random_legal_actions
 vec = gym.make_vec("shell_envs/Scorpion-v0", num_envs=3)
 vec_obs, _ = vec.reset(seed=5)

@@ -89,7 +89,7 @@ def batch_at(pos: dict, **kwargs) -> gym.vector.VectorEnv:
     u = env.unwrapped
     for batched, own in zip(u.arrays, ScorpionState.from_position(pos).arrays, strict=True):
         batched[0] = own
-    rules.legal_mask(*(x[0] for x in u.arrays), u.allow_undo, u.masks[0])
+    rules.legal_mask(tuple(x[0] for x in u.arrays), u.allow_undo, u.masks[0])
     return env
 
 

@@ -314,12 +314,12 @@ def test_solve_quick_and_solve_children_agree_with_solve() -> None:
                 full.nodes,
             )
             legal = np.empty(engine.N_ACTIONS, np.int64)
-            k = engine.legal_moves(*state.arrays[:5], legal)
+            k = engine.legal_moves(state.arrays, legal)
             children = solve_children(state, legal[:k], budget)
             assert state == ScorpionState.from_number(seed, rules)
             for a, child in zip(legal[:k], children, strict=True):
                 after = state.copy()
-                engine.apply_action(*after.arrays, int(a))
+                engine.apply_action(after.arrays, int(a))
                 expect = solve(after, rules=rules, max_nodes=budget)
                 assert (child.verdict, list(child.moves)) == (expect.verdict, expect.moves)
 

@@ -260,7 +260,7 @@ def test_nothing_goes_onto_a_runs_ace() -> None:
             continue
         a = card * 7
         assert not info["action_mask"][a]
-        assert rules.check_action(*state.arrays, a, False) == rules.E_ON_ACE, card_code(card)
+        assert rules.check_action(state.arrays, a, False) == rules.E_ON_ACE, card_code(card)
         assert env.unwrapped.explain(a) is not None
 
 
@@ -274,10 +274,10 @@ def test_a_complete_run_cannot_be_broken_by_a_move() -> None:
         state = ScorpionState.from_position(
             near_win(rng, reserve=bool(rng.integers(2))), "traditional"
         )
-        k = rules.legal_moves(*state.arrays[:5], moves)
+        k = rules.legal_moves(state.arrays, moves)
         for a in moves[:k]:
             after = state.copy()
-            rules.apply_action(*after.arrays, int(a))
+            rules.apply_action(after.arrays, int(a))
             assert after.runs >= state.runs and after.runs == plain_runs(after)
             tried += state.runs > 0
     assert tried > 50
@@ -363,7 +363,7 @@ def load(batch: ScorpionVectorEnv, states: list[ScorpionState]) -> None:
         for rows, array in zip(batch.arrays, state.arrays, strict=True):
             rows[i] = array
         game = tuple(rows[i] for rows in batch.arrays)
-        rules.legal_mask(*game, batch.allow_undo, batch.masks[i])
+        rules.legal_mask(game, batch.allow_undo, batch.masks[i])
 
 
 @pytest.mark.parametrize(
@@ -457,7 +457,7 @@ for k in range(5):
             break
     games.append({"trail": trail, "pos": env.unwrapped.position(), "obs": obs.tolist()})
 state = ScorpionState()
-played = rules.random_playout(*state.arrays, 5, 300, 100, rules.TRADITIONAL)
+played = rules.random_playout(state.arrays, 5, 300, 100, rules.TRADITIONAL)
 vec = gym.make_vec("shell_envs/Scorpion-v0", num_envs=3, rules="traditional")
 vec_obs, _ = vec.reset(seed=5)
 vec_rewards = []
@@ -548,7 +548,7 @@ def test_random_play_counts_runs_scores_fives_and_removes_nothing(seed, start_ki
         assert state.score == scores[-1] and state.won == (state.runs == 4)
         if step % 25 == 0:
             check_state(state)
-        if rules.legal_mask(*state.arrays, True, mask) == 0:
+        if rules.legal_mask(state.arrays, True, mask) == 0:
             break
         a = int(rng.choice(np.flatnonzero(mask)))
         before = state.runs
@@ -562,7 +562,7 @@ def test_random_play_counts_runs_scores_fives_and_removes_nothing(seed, start_ki
                 points += 5 * (n > 0 and int(state.tab[dest, n - 1]) // 13 == card // 13)
             down = int(state.fd.sum())
             scores.append(scores[-1] + points)
-        rules.apply_action(*state.arrays, a)
+        rules.apply_action(state.arrays, a)
         if a != rules.UNDO_ACTION:
             scores[-1] += 5 * (down - int(state.fd.sum()))  # a flip
             assert state.runs >= before

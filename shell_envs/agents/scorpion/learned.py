@@ -56,11 +56,9 @@ class LearnedAgent(FairAgent):
         legal, visited = self._legal_and_seen(state, action_mask)
         if legal.size == 1:
             return int(legal[0])
-        tab, lens, fd, reserve, meta = state.arrays()
         moves = legal.astype(np.int64)
         n, _ = network.move_features(
-            tab, lens, fd, reserve, meta, moves, moves.size, visited, visited.size,
-            self._feats, self._moves,
-        )  # fmt: skip
+            state.state_arrays(), moves, moves.size, visited, visited.size, self._feats, self._moves
+        )
         logits = network.scores(self.net, self._feats[:n]).astype(np.float64)
         return pick(self.rng, self._moves[:n], logits, self.temperature, self.top_p)

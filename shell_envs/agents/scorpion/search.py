@@ -138,7 +138,8 @@ class LookaheadAgent(FairAgent):
 
     def _rollout_choice(self, state: ScorpionView, legal: np.ndarray, visited: np.ndarray) -> int:
         """The lookahead decision among ``legal`` (two or more moves); ``visited``: seen hashes."""
-        tab, lens, fd, reserve, meta = state.arrays()
+        s = state.state_arrays()
+        tab, lens, fd, _, meta, _ = s
         roots = np.array(
             [a for a in legal if not search.is_pointless(tab, lens, fd, meta, int(a))], np.int64
         )
@@ -146,10 +147,9 @@ class LookaheadAgent(FairAgent):
             return int(self.rng.choice(legal))
         if roots.size == 1:
             return int(roots[0])
-        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
         hashes = np.empty(roots.size, np.int64)
         gains = np.empty(roots.size, np.float64)
-        search.successors(tab, lens, fd, reserve, meta, hist, roots, roots.size, hashes, gains)
+        search.successors(s, roots, roots.size, hashes, gains)
         deal = roots == RESERVE_ACTION
         deal_last = not state.relaxed if self.deal_last is None else self.deal_last
         if deal_last and deal.any() and np.any(gains[~deal] > 0):
@@ -163,14 +163,9 @@ class LookaheadAgent(FairAgent):
 
     def _values(self, view: ScorpionView, roots: np.ndarray) -> np.ndarray:
         """The mean rollout value of each of ``roots`` over sampled hidden cards."""
-        tab, lens, fd, reserve, meta = view.arrays()
         values = np.empty(roots.size, np.float64)
         search.rollout_values(
-            tab,
-            lens,
-            fd,
-            reserve,
-            meta,
+            view.state_arrays(),
             view.unseen,
             len(view.unseen),
             roots,
@@ -495,7 +490,7 @@ class PimcAgent(LookaheadAgent):
             else:
                 after = [s.state.copy() for s in won]
                 for state in after:
-                    rules.apply_action(*state.arrays, move)
+                    rules.apply_action(state.arrays, move)
                 score, found = _best_reveal(after, depth, budget, deepen, seen, max(top, 0))
                 if not found:  # no card to turn within reach: the plain count
                     score = sum(self._wins(s, move, budget, deepen) for s in won)
@@ -592,12 +587,10 @@ class PimcAgent(LookaheadAgent):
     @staticmethod
     def _gains(view: ScorpionView, moves: np.ndarray, visited: np.ndarray) -> np.ndarray:
         """The immediate gain of each of ``moves``, less a penalty for a position seen before."""
-        tab, lens, fd, reserve, meta = view.arrays()
-        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
         roots = moves.astype(np.int64)
         hashes = np.empty(roots.size, np.int64)
         gains = np.empty(roots.size, np.float64)
-        search.successors(tab, lens, fd, reserve, meta, hist, roots, roots.size, hashes, gains)
+        search.successors(view.state_arrays(), roots, roots.size, hashes, gains)
         gains[np.isin(hashes, visited)] -= search.REVISIT_PENALTY
         return gains
 
@@ -618,7 +611,7 @@ class PimcAgent(LookaheadAgent):
         """Play ``action`` on every sample; a won sample takes the verdict and line found for
         that move (or becomes unknown when it has none), lost samples stay lost."""
         for sample in self._pool:
-            rules.apply_action(*sample.state.arrays, action)
+            rules.apply_action(sample.state.arrays, action)
             if sample.verdict == solver.WON:
                 if action in sample.children:
                     sample.verdict, sample.line = sample.children[action]
@@ -649,7 +642,7 @@ def _best_reveal(
     best, found = floor, False
     first = states[0]
     moves = np.empty(N_ACTIONS, np.int64)
-    n = rules.legal_moves(*first.arrays[:5], moves)
+    n = rules.legal_moves(first.arrays, moves)
     for move in moves[:n].tolist():
         if search.is_pointless(first.tab, first.lens, first.fd, first.meta, move):
             continue
@@ -663,7 +656,7 @@ def _best_reveal(
         elif depth > 0:
             after = [state.copy() for state in states]
             for state in after:
-                rules.apply_action(*state.arrays, move)
+                rules.apply_action(state.arrays, move)
             key = ScorpionView.from_state(after[0], check=False).position_hash()
             if key not in seen:
                 seen.add(key)
@@ -676,7 +669,7 @@ def turns_a_card(state: ScorpionState, move: int) -> bool:
     """Whether ``move`` turns a face-down card or deals the reserve in the full ``state`` (the
     same in every determinization of what a player sees)."""
     after = state.copy()
-    rules.apply_action(*after.arrays, move)
+    rules.apply_action(after.arrays, move)
     return _hidden(after) < _hidden(state)
 
 
@@ -701,14 +694,14 @@ def _arranged(
     view: ScorpionView, places: list[tuple[int, int]], cards: tuple[int, ...]
 ) -> ScorpionState:
     """The full state of ``view`` with ``cards`` dealt into ``places`` (one arrangement)."""
-    tab, lens, fd, reserve, meta = view.arrays()
+    s = view.state_arrays()
+    tab, _, _, reserve, _, _ = s
     for (c, d), card in zip(places, cards, strict=True):
         if c < 0:
             reserve[d] = card
         else:
             tab[c, d] = card
-    hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
-    return ScorpionState((tab, lens, fd, reserve, meta, hist))
+    return ScorpionState(s)
 
 
 def looks_like(state: ScorpionState, view: ScorpionView) -> bool:

@@ -42,14 +42,12 @@ class GreedyAgent(FairAgent):
         legal, visited = self._legal_and_seen(state, action_mask)
         if legal.size == 1:
             return int(legal[0])
-        tab, lens, fd, reserve, meta = state.arrays()
-        hist = np.zeros((rules.HISTORY, rules.HIST_WIDTH), np.int32)
         rng = np.zeros(1, np.int64)
         rules.rng_seed(rng, int(self.rng.integers(2**62)))
         moves = legal.astype(np.int64)
         n = len(visited)
         choice = search.greedy_choice(
-            tab, lens, fd, reserve, meta, hist, moves, len(moves), rng, TIE_NOISE, visited, n
+            state.state_arrays(), moves, len(moves), rng, TIE_NOISE, visited, n
         )
         if choice == search.NO_MOVE:
             return int(self.rng.choice(legal))

@@ -187,9 +187,9 @@ def solve_children(
     out = []
     for action in actions:
         child = state.copy()
-        if rules.check_action(*child.arrays, int(action), False) != rules.OK:
+        if rules.check_action(child.arrays, int(action), False) != rules.OK:
             raise ValueError(f"action {action} is not legal in this position")
-        rules.apply_action(*child.arrays, int(action))
+        rules.apply_action(child.arrays, int(action))
         out.append(solve_quick(child, max_nodes, check=False))
     return out
 
