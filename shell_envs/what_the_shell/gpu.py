@@ -53,12 +53,12 @@ def _step_body(part):
     def step(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
              obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
         s = (part(board, i), part(eggs, i), part(meta, i), part(info, i), part(work, i))
-        g_obs_b = part(obs_b, i)
-        kernels.step_game(i, s, black, white, autoreset, max_rounds, kind, g_obs_b,
-                          part(obs_w, i), part(masks[0], i), part(masks[1], i), rewards, flags,
-                          report)  # fmt: skip
+        out = (part(obs_b, i), part(obs_w, i), part(masks[0], i), part(masks[1], i))
+        kernels.step_game(
+            i, s, black, white, autoreset, max_rounds, kind, out, rewards, flags, report
+        )
         if kind == FLAT:  # obs_b is scratch planes then
-            fill_flat_pair(s[0], s[1], s[2], g_obs_b, part(flat_b, i), part(flat_w, i))
+            fill_flat_pair(s[0], s[1], s[2], out[0], part(flat_b, i), part(flat_w, i))
 
     return step
 

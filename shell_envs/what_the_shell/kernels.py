@@ -64,10 +64,7 @@ def step_game(
     autoreset: np.ndarray,
     max_rounds: int,
     kind: int,
-    obs_b: np.ndarray,
-    obs_w: np.ndarray,
-    mask_b: np.ndarray,
-    mask_w: np.ndarray,
+    out: tuple[np.ndarray, ...],
     rewards: np.ndarray,
     flags: np.ndarray,
     report: np.ndarray,
@@ -75,12 +72,13 @@ def step_game(
     """Step game ``i`` (or reset it, if flagged in ``autoreset``) and observe it.
 
     ``s`` is game ``i``'s state, its own rows of the `STATE` arrays as one plain tuple
-    ``(board, eggs, meta, info, work)``; ``obs_b``/``obs_w`` and ``mask_b``/``mask_w`` are its
-    own rows too; the other arrays are the batch's, indexed by ``i`` (see
+    ``(board, eggs, meta, info, work)``, and ``out`` its own rows of the observations and masks,
+    ``(obs_b, obs_w, mask_b, mask_w)``; the other arrays are the batch's, indexed by ``i`` (see
     `shell_envs.what_the_shell.vector.batch_step`, which says what each row holds).  The
     CPU batch loop and the GPU kernels (`shell_envs.what_the_shell.gpu`) both run this.
     """
     board, eggs, meta, info, work = s
+    obs_b, obs_w, mask_b, mask_w = out
     illegal = 0
     reward_b = 0.0
     reward_w = 0.0

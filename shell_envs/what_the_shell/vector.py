@@ -72,9 +72,8 @@ def batch_step(
     """
     for i in prange(board.shape[0]):
         s = (row(board, i), row(eggs, i), row(meta, i), row(info, i), row(work, i))
-        step_game(i, s, black, white, autoreset, max_rounds, kind, row(obs_b, i), row(obs_w, i),
-                  row(row(masks, 0), i), row(row(masks, 1), i), rewards, flags,
-                  report)  # fmt: skip
+        out = (row(obs_b, i), row(obs_w, i), row(row(masks, 0), i), row(row(masks, 1), i))
+        step_game(i, s, black, white, autoreset, max_rounds, kind, out, rewards, flags, report)
 
 
 class WhatTheShellVectorEnv(BatchedWhatTheShellEnv):
