@@ -44,6 +44,7 @@ __all__ = [
     "LAYOUTS",
     "THREADS_PER_BLOCK",
     "CudaUnavailableError",
+    "DeviceKeywords",
     "Kernel",
     "Launch",
     "StateArray",
@@ -558,6 +559,39 @@ def torch_device(device: Any = "cuda") -> Any:
             "choose another GPU with CUDA_VISIBLE_DEVICES"
         )
     return torch_.device("cpu") if simulated() else torch_.device("cuda", current)
+
+
+class DeviceKeywords:
+    """What a GPU batched env adds to its game's batched base (the class after this one in its
+    bases): the keywords ``copy`` (False by default on the GPU), ``layout`` and ``device``.
+
+    ``__init__`` keeps them and passes every other keyword to the base; the env checks them
+    with `check_device_keywords` once the base has checked its own (its ``_allocate``).
+    """
+
+    copy: bool
+    layout: str
+    device: Any
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        copy: bool = False,
+        layout: str = "soa",
+        device: Any = "cuda",
+        **keywords: Any,
+    ) -> None:
+        """``keywords``: those of the game's batched base, which checks them first."""
+        self._device_keywords = (copy, layout, device)
+        super().__init__(num_envs, **keywords)  # type: ignore[call-arg]  # the game's base
+
+    def check_device_keywords(self) -> None:
+        """Check ``copy``, ``layout`` and ``device`` (`torch_device`) and set them."""
+        copy, layout, device = self._device_keywords
+        self.copy = validation.flag("copy", copy)
+        self.layout = validation.choice("layout", layout, LAYOUTS)
+        self.device = torch_device(device)
 
 
 def output(shape: tuple[int, ...], dtype: Any) -> tuple[Any, Any]:

@@ -109,6 +109,17 @@ def action_index(value: object, n_actions: int) -> int:
     raise ValueError(f"an action must be one integer 0–{n_actions - 1}; got {_show(value)}")
 
 
+def integer_vector(name: str, values: object, n: int, items: str = "integers") -> np.ndarray:
+    """``values`` (anything ``np.asarray`` takes) as ``int64[n]``, not copied when it is one,
+    else a ``ValueError`` saying that ``name`` must be ``n`` ``items`` and what it got."""
+    array = np.asarray(values)
+    if array.shape != (n,) or array.dtype.kind not in "iu":
+        raise ValueError(
+            f"{name} must be {n} {items} (shape ({n},)); got shape {array.shape} of {array.dtype}"
+        )
+    return array.astype(np.int64, copy=False)
+
+
 def mapping(
     name: str,
     value: object,

@@ -35,12 +35,11 @@ from shell_envs.core import cuda
 from shell_envs.core.errors import IllegalMove
 from shell_envs.core.pcg64 import GEN_ROWS, generator_columns
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, flag, reset_needed
+from shell_envs.core.validation import reset_needed
 from shell_envs.scorpion import kernels
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.batch import BatchedScorpionEnv
 from shell_envs.scorpion.deals import next_deal
-from shell_envs.scorpion.options import DEFAULT_MAX_MOVES
 
 __all__ = ["LAYOUTS", "ScorpionGpuVectorEnv", "kernel_signatures"]
 
@@ -170,7 +169,7 @@ STEP_ARGS = ("tab", "lens", "fd", "reserve", "meta", "hist", "masks", "obs", "ca
 OUTPUTS = ("obs", "rewards", "terminated", "truncated", "counts", "flags", "code", "deal")
 
 
-class ScorpionGpuVectorEnv(BatchedScorpionEnv):
+class ScorpionGpuVectorEnv(cuda.DeviceKeywords, BatchedScorpionEnv):
     """``num_envs`` Scorpion games on a CUDA device; the API of
     [`ScorpionVectorEnv`][shell_envs.scorpion.vector.ScorpionVectorEnv] with torch tensors.
 
@@ -187,27 +186,6 @@ class ScorpionGpuVectorEnv(BatchedScorpionEnv):
     waits for the GPU (one small copy per step); the default ``"reject"`` never waits.
     """
 
-    def __init__(
-        self,
-        num_envs: int,
-        rules: str = "classic",
-        obs_encoder: Any = "tableau",
-        illegal_action: str = "reject",
-        allow_undo: bool = False,
-        lang: str = "en",
-        max_moves: int | None = DEFAULT_MAX_MOVES,
-        reward: str = "score",
-        mask_in_obs: bool = False,
-        autoreset_mode: str | AutoresetMode = "next_step",
-        render_mode: str | None = None,
-        copy: bool = False,
-        layout: str = "soa",
-        device: Any = "cuda",
-    ) -> None:
-        self._device_keywords = (copy, layout, device)  # checked after the shared keywords
-        super().__init__(num_envs, rules, obs_encoder, illegal_action, allow_undo, lang,
-                         max_moves, reward, mask_in_obs, autoreset_mode, render_mode)  # fmt: skip
-
     def _allocate(self) -> None:
         """The device state, result buffers, generators and prepared launches."""
         if self.autoreset_mode != AutoresetMode.NEXT_STEP:
@@ -220,10 +198,7 @@ class ScorpionGpuVectorEnv(BatchedScorpionEnv):
                 "on the GPU, obs_encoder must be one of the built-in encoders 'tableau' or "
                 f"'cards' (they run on the device), got {self.options.obs_encoder!r}"
             )
-        copy, layout, device = self._device_keywords
-        self.copy = flag("copy", copy)
-        self.layout = choice("layout", layout, LAYOUTS)
-        self.device = cuda.torch_device(device)
+        self.check_device_keywords()
         n, layout = self.num_envs, self.layout
         obs_space = self.encoder.space
         self.state = {

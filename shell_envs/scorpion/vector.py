@@ -24,7 +24,7 @@ from shell_envs.core.errors import IllegalMove
 from shell_envs.core.jit import compile_notice, jit_inline, jit_parallel, prange
 from shell_envs.core.pcg64 import generator_columns
 from shell_envs.core.rows import row
-from shell_envs.core.validation import reset_needed
+from shell_envs.core.validation import integer_vector, reset_needed
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.batch import BatchedScorpionEnv
 from shell_envs.scorpion.deals import draw_deals
@@ -262,13 +262,7 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
 
     def _as_actions(self, actions: Any) -> np.ndarray:
         """The actions as ``int64[N]``, or a ``ValueError`` saying what was wrong."""
-        acts = np.asarray(actions)
-        if acts.shape != (self.num_envs,) or acts.dtype.kind not in "iu":
-            raise ValueError(
-                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)); got "
-                f"shape {acts.shape} of {acts.dtype}"
-            )
-        return acts.astype(np.int64, copy=False)
+        return integer_vector("actions", actions, self.num_envs)
 
     def _game_arrays(self, index: int) -> engine.StateArrays:
         """Game ``index``'s rows of the state arrays."""

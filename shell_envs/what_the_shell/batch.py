@@ -116,8 +116,9 @@ class BatchedWhatTheShellEnv(ABC):
     `WhatTheShellOptions`, and ``copy``), the spaces, ``reset``'s seeds and options, and
     ``step``'s checks before the target's own `_play`.
 
-    A subclass converts one agent's actions (`_as_actions`), refuses illegal ones
-    (`_raise_if_illegal`, with ``illegal_action="raise"``) and plays a round (`_play`).
+    A subclass allocates its state and buffers once the keywords are checked (`_allocate`),
+    converts one agent's actions (`_as_actions`), refuses illegal ones (`_raise_if_illegal`,
+    with ``illegal_action="raise"``) and plays a round (`_play`).
     """
 
     metadata = {"name": "what_the_shell_v0_vector", "autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -144,6 +145,7 @@ class BatchedWhatTheShellEnv(ABC):
         (self.single_observation_space, self.single_action_space, self.observation_space,
          self.action_space) = batch_spaces(options, self.num_envs)  # fmt: skip
         self._started = False  # step and action_masks need a reset first
+        self._allocate()
 
     def step(
         self, actions: dict[str, Any]
@@ -175,6 +177,10 @@ class BatchedWhatTheShellEnv(ABC):
         self.seeds = seeds
         self.action_space.seed(seeds[0])
         return seeds
+
+    @abstractmethod
+    def _allocate(self) -> None:
+        """The target's state and result buffers, once the shared keywords are checked."""
 
     @abstractmethod
     def _as_actions(self, values: Any, agent: str) -> Any:

@@ -79,18 +79,26 @@ def encode_flat(board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, player: i
     return flat
 
 
+@jit_inline
+def _with_white(black: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(black, white)``: black's observation and white's, a copy with the own and opponent
+    turtles swapped (the first two blocks of 81 values, planes or flat alike)."""
+    white = black.copy()
+    flat_b, flat_w = black.reshape(black.size), white.reshape(white.size)
+    # element loops: an array copy would compile numba's shape-mismatch error text, seconds
+    # of first start
+    for cell in range(rules.CELLS):
+        flat_w[cell] = flat_b[rules.CELLS + cell]
+        flat_w[rules.CELLS + cell] = flat_b[cell]
+    return black, white
+
+
 @jit
 def encode_planes_pair(
     board: np.ndarray, eggs: np.ndarray, meta: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Planes for black and for white in one native call (white's swaps channels 0 and 1)."""
-    black = encode_planes(board, eggs, meta, rules.BLACK)
-    white = black.copy()
-    for row in range(rules.SIZE):  # element loops: an array copy would compile numba's
-        for col in range(rules.SIZE):  # shape-mismatch error text, seconds of first start
-            white[0, row, col] = black[1, row, col]
-            white[1, row, col] = black[0, row, col]
-    return black, white
+    return _with_white(encode_planes(board, eggs, meta, rules.BLACK))
 
 
 @jit
@@ -98,12 +106,7 @@ def encode_flat_pair(
     board: np.ndarray, eggs: np.ndarray, meta: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Flat observations for black and for white in one native call."""
-    black = encode_flat(board, eggs, meta, rules.BLACK)
-    white = black.copy()
-    for cell in range(rules.CELLS):  # element loops, as in encode_planes_pair
-        white[cell] = black[rules.CELLS + cell]
-        white[rules.CELLS + cell] = black[cell]
-    return black, white
+    return _with_white(encode_flat(board, eggs, meta, rules.BLACK))
 
 
 @jit

@@ -29,7 +29,7 @@ import numpy as np
 
 from shell_envs.core import cuda
 from shell_envs.core.sampling import random_legal
-from shell_envs.core.validation import choice, reset_needed
+from shell_envs.core.validation import reset_needed
 from shell_envs.what_the_shell import batch, kernels, rules
 from shell_envs.what_the_shell.encoders import (
     N_PLANES,
@@ -40,7 +40,6 @@ from shell_envs.what_the_shell.encoders import (
 )
 from shell_envs.what_the_shell.env import AGENTS
 from shell_envs.what_the_shell.kernels import FLAT, PLANES, PLANES_UINT8
-from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS
 
 LAYOUTS = cuda.LAYOUTS
 _KINDS = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8, FlatEncoder: FLAT}
@@ -53,14 +52,13 @@ def _step_body(part):
 
     def step(i, board, eggs, meta, info, work, black, white, autoreset, max_rounds, kind, obs_b,
              obs_w, masks, rewards, flags, report, flat_b, flat_w):  # fmt: skip
-        g_board, g_eggs, g_meta, g_obs_b = (part(board, i), part(eggs, i), part(meta, i),
-                                            part(obs_b, i))  # fmt: skip
-        kernels.step_game(i, g_board, g_eggs, g_meta, part(info, i), part(work, i), black, white,
-                          autoreset, max_rounds, kind, g_obs_b, part(obs_w, i),
-                          part(masks[0], i), part(masks[1], i), rewards, flags,
-                          report)  # fmt: skip
+        s = (part(board, i), part(eggs, i), part(meta, i), part(info, i), part(work, i))
+        out = (part(obs_b, i), part(obs_w, i), part(masks[0], i), part(masks[1], i))
+        kernels.step_game(
+            i, s, black, white, autoreset, max_rounds, kind, out, rewards, flags, report
+        )
         if kind == FLAT:  # obs_b is scratch planes then
-            fill_flat_pair(g_board, g_eggs, g_meta, g_obs_b, part(flat_b, i), part(flat_w, i))
+            fill_flat_pair(s[0], s[1], s[2], out[0], part(flat_b, i), part(flat_w, i))
 
     return step
 
@@ -136,7 +134,7 @@ def kernel_signatures() -> list[tuple[cuda.Kernel, tuple[Any, ...]]]:
     return out
 
 
-class WhatTheShellGpuVectorEnv(batch.BatchedWhatTheShellEnv):
+class WhatTheShellGpuVectorEnv(cuda.DeviceKeywords, batch.BatchedWhatTheShellEnv):
     """``num_envs`` What the Shell games on a CUDA device; the API of
     [`WhatTheShellVectorEnv`][shell_envs.what_the_shell.vector.WhatTheShellVectorEnv] with torch
     tensors.
@@ -154,25 +152,16 @@ class WhatTheShellGpuVectorEnv(batch.BatchedWhatTheShellEnv):
     ``"lose"`` (default) never waits for the GPU.
     """
 
-    def __init__(
-        self,
-        num_envs: int,
-        obs_encoder: Any = "planes",
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        illegal_action: str = "lose",
-        copy: bool = False,
-        layout: str = "soa",
-        device: Any = "cuda",
-    ) -> None:
-        super().__init__(num_envs, obs_encoder, max_rounds, illegal_action, copy)
-        self.layout = choice("layout", layout, LAYOUTS)
+    def _allocate(self) -> None:
+        """The device state, result buffers, generators and prepared launches."""
         if type(self.encoder) not in _KINDS:
             raise ValueError(
                 "on the GPU, obs_encoder must be one of the built-in encoders 'planes', "
-                f"'planes_uint8' or 'flat' (they run on the device), got {obs_encoder!r}"
+                f"'planes_uint8' or 'flat' (they run on the device), got "
+                f"{self.options.obs_encoder!r}"
             )
         self._kind = _KINDS[type(self.encoder)]
-        self.device = cuda.torch_device(device)
+        self.check_device_keywords()
         n, layout = self.num_envs, self.layout
         self.state = {
             spec.name: cuda.device_array(cuda.fresh_batch(spec, n, layout))

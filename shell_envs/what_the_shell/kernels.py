@@ -58,31 +58,27 @@ def _observe(kind, board, eggs, meta, obs_b, obs_w, mask_b, mask_w):
 @jit_inline
 def step_game(
     i: int,
-    board: np.ndarray,
-    eggs: np.ndarray,
-    meta: np.ndarray,
-    info: np.ndarray,
-    work: np.ndarray,
+    s: tuple[np.ndarray, ...],
     black: np.ndarray,
     white: np.ndarray,
     autoreset: np.ndarray,
     max_rounds: int,
     kind: int,
-    obs_b: np.ndarray,
-    obs_w: np.ndarray,
-    mask_b: np.ndarray,
-    mask_w: np.ndarray,
+    out: tuple[np.ndarray, ...],
     rewards: np.ndarray,
     flags: np.ndarray,
     report: np.ndarray,
 ) -> None:
     """Step game ``i`` (or reset it, if flagged in ``autoreset``) and observe it.
 
-    ``board`` ... ``work``, ``obs_b``/``obs_w`` and ``mask_b``/``mask_w`` are game ``i``'s own
-    rows; the other arrays are the batch's, indexed by ``i`` (see
+    ``s`` is game ``i``'s state, its own rows of the `STATE` arrays as one plain tuple
+    ``(board, eggs, meta, info, work)``, and ``out`` its own rows of the observations and masks,
+    ``(obs_b, obs_w, mask_b, mask_w)``; the other arrays are the batch's, indexed by ``i`` (see
     `shell_envs.what_the_shell.vector.batch_step`, which says what each row holds).  The
     CPU batch loop and the GPU kernels (`shell_envs.what_the_shell.gpu`) both run this.
     """
+    board, eggs, meta, info, work = s
+    obs_b, obs_w, mask_b, mask_w = out
     illegal = 0
     reward_b = 0.0
     reward_w = 0.0

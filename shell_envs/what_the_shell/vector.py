@@ -20,7 +20,7 @@ from shell_envs.core.cuda import fresh_batch
 from shell_envs.core.deprecation import moved_names
 from shell_envs.core.jit import compile_notice, jit_parallel, prange
 from shell_envs.core.rows import row
-from shell_envs.core.validation import reset_needed
+from shell_envs.core.validation import integer_vector, reset_needed
 from shell_envs.what_the_shell import encoders, rules
 from shell_envs.what_the_shell.batch import (
     FLAG_FIELDS,
@@ -35,7 +35,6 @@ from shell_envs.what_the_shell.encoders import (
     PlanesUint8Encoder,
 )
 from shell_envs.what_the_shell.kernels import OTHER, PLANES, PLANES_UINT8, STATE, step_game
-from shell_envs.what_the_shell.options import DEFAULT_MAX_ROUNDS
 from shell_envs.what_the_shell.state import GameState
 
 
@@ -72,10 +71,9 @@ def batch_step(
     allocates nothing.
     """
     for i in prange(board.shape[0]):
-        step_game(i, row(board, i), row(eggs, i), row(meta, i), row(info, i), row(work, i),
-                  black, white, autoreset, max_rounds, kind, row(obs_b, i), row(obs_w, i),
-                  row(row(masks, 0), i), row(row(masks, 1), i), rewards, flags,
-                  report)  # fmt: skip
+        s = (row(board, i), row(eggs, i), row(meta, i), row(info, i), row(work, i))
+        out = (row(obs_b, i), row(obs_w, i), row(row(masks, 0), i), row(row(masks, 1), i))
+        step_game(i, s, black, white, autoreset, max_rounds, kind, out, rewards, flags, report)
 
 
 class WhatTheShellVectorEnv(BatchedWhatTheShellEnv):
@@ -99,19 +97,13 @@ class WhatTheShellVectorEnv(BatchedWhatTheShellEnv):
     ([`WhatTheShellOptions`][shell_envs.what_the_shell.options.WhatTheShellOptions]).
     """
 
-    def __init__(
-        self,
-        num_envs: int,
-        obs_encoder: Any = "planes",
-        max_rounds: int = DEFAULT_MAX_ROUNDS,
-        illegal_action: str = "lose",
-        copy: bool = True,
-    ) -> None:
-        super().__init__(num_envs, obs_encoder, max_rounds, illegal_action, copy)
+    def _allocate(self) -> None:
+        """The state arrays, observation buffers and recycled result sets."""
         self._kind = {PlanesEncoder: PLANES, PlanesUint8Encoder: PLANES_UINT8}.get(
             type(self.encoder), OTHER
         )
         # a user's encoder object compiles in the foreground
+        obs_encoder = self.options.obs_encoder
         if not (isinstance(obs_encoder, str) and _compile_in_background(obs_encoder, self)):
             compile_notice(batch_step, what="the batched What the Shell rules")
         n = self.num_envs
@@ -188,13 +180,7 @@ class WhatTheShellVectorEnv(BatchedWhatTheShellEnv):
 
     def _as_actions(self, values: Any, agent: str) -> np.ndarray:
         """The actions of one agent as ``int64[N]``, or a clear error."""
-        array = np.asarray(values)
-        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
-            raise ValueError(
-                f"{agent} actions must be {self.num_envs} integer cell indices (shape "
-                f"({self.num_envs},)), got shape {array.shape} of {array.dtype}"
-            )
-        return array.astype(np.int64, copy=False)
+        return integer_vector(f"{agent} actions", values, self.num_envs, "integer cell indices")
 
     def _raise_if_illegal(self, black: np.ndarray, white: np.ndarray) -> None:
         """``illegal_action="raise"``: name the first illegal action, before any game moves."""

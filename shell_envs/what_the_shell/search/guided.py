@@ -12,25 +12,12 @@ import numpy as np
 
 from shell_envs.core.jit import jit
 from shell_envs.what_the_shell import network, rules
+from shell_envs.what_the_shell.search import tree as search_tree
 from shell_envs.what_the_shell.search.heuristics import (
     evaluate,
     features_from_scores,
     score_both,
     top_cells,
-)
-from shell_envs.what_the_shell.search.tree import (
-    BLACK_SIDE,
-    NO_CHILD,
-    ROOT,
-    UCB_SELECTION,
-    WHITE_SIDE,
-    SearchTree,
-    backup,
-    descend,
-    init_node,
-    play_child,
-    scratch,
-    select,
 )
 
 PUCT = np.int64(2)  # the guided search's default selection (run_guided_search)
@@ -150,7 +137,7 @@ def _guide(tree, node, net, uniform, mask, x, logits, black, white, mix, source)
 
 @jit
 def init_guided_root(
-    tree: SearchTree,
+    tree: search_tree.SearchTree,
     board: np.ndarray,
     eggs: np.ndarray,
     meta: np.ndarray,
@@ -166,12 +153,12 @@ def init_guided_root(
     value ½; ``mix`` and ``source`` as in `_guide`.  Returns black's value of the root.
     """
     tree.n_nodes[0] = 1
-    init_node(tree, ROOT, board, eggs, meta)
+    search_tree.init_node(tree, search_tree.ROOT, board, eggs, meta)
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
     black = np.empty(rules.CELLS, dtype=np.float64)
     white = np.empty(rules.CELLS, dtype=np.float64)
-    return _guide(tree, ROOT, net, uniform, mask, x, logits, black, white, mix, source)
+    return _guide(tree, search_tree.ROOT, net, uniform, mask, x, logits, black, white, mix, source)
 
 
 @jit
@@ -207,7 +194,7 @@ def _select_puct(tree, node, side, c_puct):
 
 @jit
 def run_guided_search(
-    tree: SearchTree,
+    tree: search_tree.SearchTree,
     iterations: int,
     net: network.Network,
     uniform: bool,
@@ -225,7 +212,7 @@ def run_guided_search(
     outcome, and the value is credited along the path as in `run_search`.
     """
     metas = tree.metas
-    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = scratch()
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = search_tree.scratch()
     depth_cap = path_nodes.size
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
@@ -234,29 +221,47 @@ def run_guided_search(
     everywhere = np.ones(rules.CELLS, dtype=np.bool_)
     sigma = np.empty(1, dtype=np.float64)
     for _ in range(iterations):
-        node = ROOT
+        node = search_tree.ROOT
         depth = 0
         while True:
             if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
                 value = tree.leaf[node]
                 break
             if selection == PUCT:
-                b = _select_puct(tree, node, BLACK_SIDE, exploration)
-                w = _select_puct(tree, node, WHITE_SIDE, exploration)
+                b = _select_puct(tree, node, search_tree.BLACK_SIDE, exploration)
+                w = _select_puct(tree, node, search_tree.WHITE_SIDE, exploration)
             else:
-                b = select(tree, node, BLACK_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
-                w = select(tree, node, WHITE_SIDE, UCB_SELECTION, exploration, 0.0, sigma)
-            child = descend(tree, path_nodes, path_choice, depth, node, b, w)
+                b = search_tree.select(
+                    tree,
+                    node,
+                    search_tree.BLACK_SIDE,
+                    search_tree.UCB_SELECTION,
+                    exploration,
+                    0.0,
+                    sigma,
+                )
+                w = search_tree.select(
+                    tree,
+                    node,
+                    search_tree.WHITE_SIDE,
+                    search_tree.UCB_SELECTION,
+                    exploration,
+                    0.0,
+                    sigma,
+                )
+            child = search_tree.descend(tree, path_nodes, path_choice, depth, node, b, w)
             depth += 1
-            if child != NO_CHILD:
+            if child != search_tree.NO_CHILD:
                 node = child
                 continue
-            child = play_child(tree, node, b, w, board, eggs, meta, info, work)
-            if child != NO_CHILD:
+            child = search_tree.play_child(tree, node, b, w, board, eggs, meta, info, work)
+            if child != search_tree.NO_CHILD:
                 value = _guide(
                     tree, child, net, uniform, everywhere, x, logits, black, white, mix, source
                 )
             else:
                 value = _net_value(net, uniform, mix, board, eggs, meta, x, logits, black, white)
             break
-        backup(tree, path_nodes, path_choice, path_prob, depth, value, UCB_SELECTION)
+        search_tree.backup(
+            tree, path_nodes, path_choice, path_prob, depth, value, search_tree.UCB_SELECTION
+        )

@@ -13,21 +13,8 @@ import numpy as np
 
 from shell_envs.core.jit import jit
 from shell_envs.what_the_shell import rules
+from shell_envs.what_the_shell.search import tree as search_tree
 from shell_envs.what_the_shell.search.heuristics import evaluate, score_both, top_cells
-from shell_envs.what_the_shell.search.tree import (
-    BLACK_SIDE,
-    NO_CHILD,
-    ROOT,
-    UNEXPANDED,
-    WHITE_SIDE,
-    SearchTree,
-    backup,
-    descend,
-    init_node,
-    play_child,
-    scratch,
-    select,
-)
 
 
 @jit
@@ -46,14 +33,18 @@ def _expand(tree, node):
 
 @jit
 def init_root(
-    tree: SearchTree, board: np.ndarray, eggs: np.ndarray, meta: np.ndarray, mask: np.ndarray
+    tree: search_tree.SearchTree,
+    board: np.ndarray,
+    eggs: np.ndarray,
+    meta: np.ndarray,
+    mask: np.ndarray,
 ) -> None:
     """Make ``board`` the root of a fresh tree; its candidates are restricted to ``mask``."""
     cands = tree.candidates
     n_cands = tree.n_candidates
     tree.n_nodes[0] = 1
-    init_node(tree, ROOT, board, eggs, meta)
-    _expand(tree, ROOT)
+    search_tree.init_node(tree, search_tree.ROOT, board, eggs, meta)
+    _expand(tree, search_tree.ROOT)
     for side in range(2):
         n = 0
         for i in range(n_cands[0, side]):
@@ -65,7 +56,7 @@ def init_root(
 
 @jit
 def run_search(
-    tree: SearchTree, iterations: int, selection: int, exploration: float, gamma: float
+    tree: search_tree.SearchTree, iterations: int, selection: int, exploration: float, gamma: float
 ) -> None:
     """Run ``iterations`` search iterations from the root (node 0) of a tree made by init_root.
 
@@ -76,28 +67,32 @@ def run_search(
     boards = tree.boards
     metas = tree.metas
     n_cands = tree.n_candidates
-    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = scratch()
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = search_tree.scratch()
     depth_cap = path_nodes.size
     sigma = np.empty(1, dtype=np.float64)
     for _ in range(iterations):
-        node = ROOT
+        node = search_tree.ROOT
         depth = 0
         while True:
             if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
                 value = evaluate(boards[node], metas[node])
                 break
-            if n_cands[node, 0] == UNEXPANDED:
+            if n_cands[node, 0] == search_tree.UNEXPANDED:
                 _expand(tree, node)
-            b = select(tree, node, BLACK_SIDE, selection, exploration, gamma, sigma)
+            b = search_tree.select(
+                tree, node, search_tree.BLACK_SIDE, selection, exploration, gamma, sigma
+            )
             path_prob[depth, 0] = sigma[0]
-            w = select(tree, node, WHITE_SIDE, selection, exploration, gamma, sigma)
+            w = search_tree.select(
+                tree, node, search_tree.WHITE_SIDE, selection, exploration, gamma, sigma
+            )
             path_prob[depth, 1] = sigma[0]
-            child = descend(tree, path_nodes, path_choice, depth, node, b, w)
+            child = search_tree.descend(tree, path_nodes, path_choice, depth, node, b, w)
             depth += 1
-            if child != NO_CHILD:
+            if child != search_tree.NO_CHILD:
                 node = child
                 continue
-            play_child(tree, node, b, w, board, eggs, meta, info, work)
+            search_tree.play_child(tree, node, b, w, board, eggs, meta, info, work)
             value = evaluate(board, meta)
             break
-        backup(tree, path_nodes, path_choice, path_prob, depth, value, selection)
+        search_tree.backup(tree, path_nodes, path_choice, path_prob, depth, value, selection)
