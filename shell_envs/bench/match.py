@@ -177,7 +177,13 @@ def make_settings(
     deal_set: str = "test",
 ) -> MatchSettings:
     """Checked `MatchSettings`; ``ValueError`` (`AgentSpecError` for the agents) naming the
-    problem."""
+    problem.
+
+    ``games`` (default 200 for What the Shell, 1000 for Scorpion) fixes the length; with
+    ``sprt=(elo0, elo1)`` the match stops when the test decides, after at most ``max_games``
+    (``alpha`` and ``beta`` its error rates).  ``openings_path`` is What the Shell's opening
+    book (default: the one shipped); ``rules`` and ``deal_set`` are Scorpion's.
+    """
     names = {g.cli_name: g.name for g in GAMES.values()} | {g: g for g in GAMES}
     if game not in names:
         raise ValueError(f"game must be {' or '.join(g.cli_name for g in GAMES.values())}, "
@@ -656,28 +662,22 @@ def run_match(
     b: str | AgentSpec,
     game: str = WTS,
     out: str | Path = "results/match",
-    games: int | None = None,
-    seed: int = 0,
-    sprt: tuple[float, float] | None = None,
-    alpha: float = 0.05,
-    beta: float = 0.05,
-    max_games: int | None = None,
-    openings_path: str | Path | None = None,
-    rules: str = RULE_SETS[0],
-    deal_set: str = "test",
+    *,
     workers: int | None = 1,
     resume: bool = False,
     overwrite: bool = False,
     progress: bool = True,
     ray: str | None = None,
+    **settings: Any,
 ) -> MatchResult:
     """Play agent ``a`` against agent ``b`` and write the results folder ``out``.
 
-    ``games`` (default 200 for What the Shell, 1000 for Scorpion) fixes the length; with
-    ``sprt=(elo0, elo1)`` the match stops when the test decides, after at most ``max_games``.
-    Bad settings raise ``ValueError`` (`AgentSpecError` for an agent) before anything is
-    written, and leave no folder behind; see the module doc for the rest.  Ctrl-C raises
-    `MatchInterrupted`, every finished game kept.
+    ``settings`` are the keywords of `make_settings` that follow ``game`` (``games``,
+    ``seed``, ``sprt``, ``alpha``, ``beta``, ``max_games``, ``openings_path``, ``rules``,
+    ``deal_set``), with its defaults and checks.  Bad settings raise ``ValueError``
+    (`AgentSpecError` for an agent) before anything is written, and leave no folder behind;
+    see the module doc for the rest.  Ctrl-C raises `MatchInterrupted`, every finished game
+    kept.
 
     ``ray``, a Ray cluster's address (or ``"auto"``), plays the games as Ray tasks there
     (`shell_envs.bench.cluster`: the same records and result), ``workers`` at a time;
@@ -685,8 +685,7 @@ def run_match(
     or nothing answering at the address, raises `shell_envs.bench.cluster.ClusterError`
     before anything is written.
     """
-    settings = make_settings(a, b, game, games, seed, sprt, alpha, beta, max_games,
-                             openings_path, rules, deal_set)  # fmt: skip
+    checked = make_settings(a, b, game, **settings)
     if workers is not None:
         workers = positive_int("workers", workers, high=MAX_WORKERS)
     if resume and overwrite:
@@ -695,9 +694,9 @@ def run_match(
     with contextlib.ExitStack() as joined:
         with report.results_folder(folder, overwrite=True):  # no folder it made is left on error
             on = joined.enter_context(cluster.connect(ray))
-            records = open_match(settings, folder, resume, overwrite)
-            for spec in (settings.a, settings.b):
-                spec.make(settings.game, 0)  # a spec that does not load fails before any game
+            records = open_match(checked, folder, resume, overwrite)
+            for spec in (checked.a, checked.b):
+                spec.make(checked.game, 0)  # a spec that does not load fails before any game
                 if on is not None:
                     cluster.portable(spec)  # nor one that cannot go to the cluster
             if not resume:
@@ -706,7 +705,7 @@ def run_match(
         if workers is None:
             workers = min(on.cpus, MAX_WORKERS) if on is not None else runner.default_workers()
         created = _created(folder / MATCH_NAME) if resume else _now()
-        return _play(settings, folder, records, workers, progress, created, on)
+        return _play(checked, folder, records, workers, progress, created, on)
 
 
 def _now() -> str:

@@ -562,46 +562,41 @@ def make_settings(
 def run_bench(
     out: str | Path = "results",
     agents: Sequence[str | AgentSpec] | None = None,
-    game: str = "all",
-    rules: str = "both",
-    games_per_anchor: int | None = None,
-    deals: int | None = None,
-    deal_set: str = "test",
+    *,
     workers: int | None = None,
-    seed: int = 0,
-    quick: bool = False,
-    fail_fast: bool = False,
     progress: bool = True,
     overwrite: bool = False,
     ray: str | None = None,
+    **settings: Any,
 ) -> tuple[report.BenchReport, dict[str, Path]]:
     """Run the bench and write the results folder; returns the report and the files written.
 
     ``agents`` are agent specs (`shell_envs.agents.spec`; default: the built-in
-    ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).  A
-    folder ``out`` that holds results already stops the bench before any game
-    (`ResultsExist`) unless ``overwrite`` is true.  A bench that stops before writing (a bad
-    agent, ``fail_fast``, a Ray cluster that does not answer) leaves no folder it made.
+    ``random``, ``greedy``, ``mcts`` and ``lookahead``, each in the games it plays).
+    ``settings`` are the other keywords of `make_settings` (``game``, ``rules``,
+    ``games_per_anchor``, ``deals``, ``deal_set``, ``seed``, ``quick``, ``fail_fast``), with
+    its defaults and checks.  A folder ``out`` that holds results already stops the bench
+    before any game (`ResultsExist`) unless ``overwrite`` is true.  A bench that stops before
+    writing (a bad agent, ``fail_fast``, a Ray cluster that does not answer) leaves no folder
+    it made.
 
     ``ray``, a Ray cluster's address (or ``"auto"``), plays the games as Ray tasks there
     (`shell_envs.bench.cluster`; the same records), ``workers`` at a time (default: the
     cluster's CPUs); `shell_envs.bench.cluster.ClusterError` when Ray is missing or nothing
     answers there.
     """
-    settings = make_settings(
-        agents, game, rules, games_per_anchor, deals, deal_set, seed, quick, fail_fast
-    )
+    checked = make_settings(agents, **settings)
     if workers is not None:
         workers = positive_int("workers", workers, high=MAX_WORKERS)
     # before any game: a bad --out, or one holding results, fails now, not after the bench
     with report.results_folder(out, overwrite), cluster.connect(ray) as on:
         if on is not None:
-            for spec in settings.agents:
+            for spec in checked.agents:
                 cluster.portable(spec)  # an agent that cannot go fails before any game
         if workers is None:
             workers = min(on.cpus, MAX_WORKERS) if on is not None else default_workers()
         try:
-            result = run(settings, workers, progress, on)
+            result = run(checked, workers, progress, on)
         except BenchInterrupted as stop:
             if stop.report.records:
                 stop.paths = stop.report.write(out, overwrite=True)  # checked above

@@ -284,7 +284,8 @@ class _Search:
         ctl = np.zeros(8, np.int64)
         bits = min(TABLE_MIN_BITS, max(10, (2 * max(int(budget), 1)).bit_length()))
         table = np.zeros(1 << bits, np.int64)
-        search_init(stack, moves, n_moves, next_move, ctl, table, ZOBRIST, self.rule, self.prune)
+        dfs = (stack, moves, n_moves, next_move, ctl)
+        search_init(dfs, table, ZOBRIST, self.rule, self.prune)
         while ctl[C_STATUS] == S_RUNNING and ctl[C_NODES] < budget:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
@@ -295,18 +296,7 @@ class _Search:
             quota = min(int(budget - ctl[C_NODES]), table.shape[0] // 2 - int(ctl[C_NODES]))
             if deadline is not None:
                 quota = min(quota, QUOTA_WITH_CLOCK)
-            search_run(
-                stack,
-                moves,
-                n_moves,
-                next_move,
-                ctl,
-                table,
-                ZOBRIST,
-                self.rule,
-                self.prune,
-                quota,
-            )
+            search_run(dfs, table, ZOBRIST, self.rule, self.prune, quota)
         self.nodes += int(ctl[C_NODES])
         self.max_depth = max(self.max_depth, int(ctl[C_MAXDEPTH]))
         status = int(ctl[C_STATUS])

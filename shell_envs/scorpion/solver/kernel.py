@@ -54,6 +54,10 @@ C_MAXDEPTH = 4
 S_RUNNING = 0
 S_WON = 1
 S_LOST = 2
+# the depth-first search's work arrays, one tuple for search_init and search_run: the
+# position row of each level (``stack``), its moves, how many (``n_moves``), the next one to
+# try (``next_move``), and the control fields (``ctl``, C_* above)
+DfsStack = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 # best-first probes: a compact position is PACK bytes (cards, then the 20 bytes from O_LENS)
 PACK = 72
@@ -763,18 +767,9 @@ def tt_rehash(old: np.ndarray, new: np.ndarray) -> None:
 
 
 @jit
-def search_init(
-    stack: np.ndarray,
-    moves: np.ndarray,
-    n_moves: np.ndarray,
-    next_move: np.ndarray,
-    ctl: np.ndarray,
-    table: np.ndarray,
-    z: np.ndarray,
-    rule: int,
-    prune: int,
-) -> None:
-    """Start a search from ``stack[0]``: record the root and its moves."""
+def search_init(dfs: DfsStack, table: np.ndarray, z: np.ndarray, rule: int, prune: int) -> None:
+    """Start a search from the root in ``dfs``'s ``stack[0]``: record it and its moves."""
+    stack, moves, n_moves, next_move, ctl = dfs
     scores = np.empty(MAX_BRANCH, np.int64)
     ctl[:] = 0
     tt_insert(table, position_hash(stack[0], z, prune))
@@ -788,18 +783,10 @@ def search_init(
 
 @jit
 def search_run(
-    stack: np.ndarray,
-    moves: np.ndarray,
-    n_moves: np.ndarray,
-    next_move: np.ndarray,
-    ctl: np.ndarray,
-    table: np.ndarray,
-    z: np.ndarray,
-    rule: int,
-    prune: int,
-    quota: int,
+    dfs: DfsStack, table: np.ndarray, z: np.ndarray, rule: int, prune: int, quota: int
 ) -> None:
-    """Continue the depth-first search for at most ``quota`` new nodes; updates ``ctl``."""
+    """Continue the depth-first search for at most ``quota`` new nodes; updates ``dfs``."""
+    stack, moves, n_moves, next_move, ctl = dfs
     scores = np.empty(MAX_BRANCH, np.int64)
     depth = int(ctl[C_DEPTH])
     nodes = int(ctl[C_NODES])
