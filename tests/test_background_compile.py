@@ -226,7 +226,7 @@ env = gym.make("shell_envs/Scorpion-v0")
 env.reset(seed=0)
 env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
 print("pending after the first step:", background.pending())
-print("compiled then:", bool(encoders.step_tableau.signatures))
+print("compiled then:", bool(encoders.step_and_encode.signatures))
 second = subprocess.run(
     [sys.executable, "-c", "import gymnasium as gym, shell_envs\\n"
      "from shell_envs.core import background\\n"
@@ -237,7 +237,7 @@ second = subprocess.run(
 print("second process:", second.stdout.strip())
 print("done:", background.wait(timeout=500))
 env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
-print("compiled after:", bool(encoders.step_tableau.signatures))
+print("compiled after:", bool(encoders.step_and_encode.signatures))
 """
 
 
@@ -276,7 +276,7 @@ def test_a_cold_start_compiles_in_one_background_process_and_then_runs_compiled(
     ]
     notice = [line for line in done.stderr.splitlines() if "Compiling" in line]
     assert len(notice) == 1 and "in the background" in notice[0] and str(cache) in notice[0]
-    assert list(cache.rglob("encoders.step_tableau-*.nbi")), (
+    assert list(cache.rglob("encoders.step_and_encode-*.nbi")), (
         "the background process filled the cache"
     )
 
@@ -286,7 +286,7 @@ def test_switched_off_nothing_starts(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setenv(background.ENV_VAR, "0")
     assert not background.enabled()
-    assert not background.start("no.such.module:entry", {}, ["x"], [encoders.step_tableau], "x")
+    assert not background.start("no.such.module:entry", {}, ["x"], [encoders.step_and_encode], "x")
     assert not background.pending() and background.wait(timeout=0)
 
 
@@ -359,3 +359,44 @@ def test_once_compiled_a_new_env_starts_no_background_compile(tmp_path: Path) ->
     done = run_in_fresh_cache(ASKED_AFTER_COMPILE, tmp_path, background_compile="0")
     lines = done.stdout.splitlines()
     assert len(lines) >= 8 and all(line.endswith(" True") for line in lines), lines
+
+
+# The compiled functions an env calls from Python on its hot paths, each once, and what the
+# disk cache did for each: "name hits misses".
+HOT_PATHS = """
+import numpy as np
+from shell_envs.scorpion import encoders, rules
+from shell_envs.scorpion.env import ScorpionEnv
+from shell_envs.what_the_shell import encoders as wts_encoders
+from shell_envs.what_the_shell.env import WhatTheShellEnv
+
+for name in ("tableau", "cards"):
+    env = ScorpionEnv(obs_encoder=name)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+env = WhatTheShellEnv(obs_encoder="planes")
+env.reset(seed=0)
+env.step({"black": 0, "white": 80})
+for f in (encoders.step_and_encode, encoders.encode, rules.legal_mask, rules.deal,
+          wts_encoders.step_planes):
+    stats = f.stats
+    print(f.py_func.__qualname__, sum(stats.cache_hits.values()),
+          sum(stats.cache_misses.values()))
+"""
+
+
+def test_a_second_process_loads_every_hot_path_from_the_cache(tmp_path: Path) -> None:
+    # numba keys a compiled closure by its closure variables, which differ in every process
+    # (a dispatcher pickles with a per-process id): one would compile again in every process
+    first = run_in_fresh_cache(HOT_PATHS, tmp_path, background_compile="0").stdout.split("\n")
+    second = run_in_fresh_cache(HOT_PATHS, tmp_path, background_compile="0").stdout.split("\n")
+    first, second = ([line.split() for line in lines if line] for lines in (first, second))
+    assert [name for name, _, _ in second] == [
+        "step_and_encode",
+        "encode",
+        "legal_mask",
+        "deal",
+        "step_planes",
+    ]
+    assert all(int(misses) > 0 for _, _, misses in first), first  # the cache started empty
+    assert all(int(hits) > 0 and misses == "0" for _, hits, misses in second), second

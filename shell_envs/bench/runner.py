@@ -204,7 +204,7 @@ def _compiled_entry_points(games_played: Sequence[str]) -> list[Any]:
         from shell_envs.scorpion import search as scorpion_search
 
         functions += [
-            scorpion_encoders.step_tableau,
+            scorpion_encoders.step_and_encode,
             scorpion_search.greedy_choice,
             scorpion_search.rollout_values,
             scorpion_search.is_dead,

@@ -250,7 +250,7 @@ def play_scorpion(seed: int, rules: str, lang: str) -> None:
     from shell_envs.scorpion.render import render_ansi
     from shell_envs.scorpion.view import ScorpionView
 
-    compile_notice(encoders.step_tableau, what="the rules")
+    compile_notice(encoders.step_and_encode, what="the rules")
     env = gym.make(
         "shell_envs/Scorpion-v0", rules=rules, lang=lang, allow_undo=True, max_moves=None
     )

@@ -52,7 +52,7 @@ def speed(seconds: float, repeats: int, game: str) -> None:
         encoders.step_planes,
         rules.random_games,
         vector.batch_step,
-        scorpion_encoders.step_tableau,
+        scorpion_encoders.step_and_encode,
         scorpion_rules.random_playout,
         scorpion_vector.batch_step,
         what="the rules",

@@ -27,8 +27,7 @@ from shell_envs.core.validation import (
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.scorpion import rules as engine
 from shell_envs.scorpion.deals import deal_pool
-from shell_envs.scorpion.encoders import CardsEncoder, TableauEncoder
-from shell_envs.scorpion.kernels import CARDS, TABLEAU
+from shell_envs.scorpion.encoders import CARDS, TABLEAU, CardsEncoder, TableauEncoder
 from shell_envs.scorpion.messages import refusal
 from shell_envs.scorpion.options import DEFAULT_MAX_MOVES, ScorpionOptions
 from shell_envs.scorpion.state import MAX_DEAL_NUMBER

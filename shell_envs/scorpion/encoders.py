@@ -43,6 +43,7 @@ CARDS_FACE_DOWN = rules.N_CARDS * CARD_FIELDS  # 208: after 4 numbers per card, 
 CARDS_RESERVE = CARDS_FACE_DOWN + rules.N_COLUMNS  # 215
 CARDS_REMOVED = CARDS_RESERVE + 1  # 216
 CARDS_SIZE = CARDS_REMOVED + 1  # 217
+TABLEAU, CARDS = 0, 1  # the built-in encoders, by kind (`encode`)
 
 
 @jit_inline
@@ -91,41 +92,45 @@ def encode_cards(s: rules.StateArrays, out: np.ndarray) -> None:
     out[CARDS_REMOVED] = meta[rules.M_REMOVED]
 
 
-def fused_step(encode: Callable[[rules.StateArrays, np.ndarray], None], name: str) -> Any:
-    """The compiled ``name(s, action, allow_undo, mask, out)``: `rules.step`, then the
-    compiled ``encode(s, out)`` (inlined), in one call (the env's hot path); returns
-    ``(code, score change, legal count)``."""
-
-    def step(
-        s: rules.StateArrays, action: int, allow_undo: bool, mask: np.ndarray, out: np.ndarray
-    ) -> tuple[int, int, int]:
-        result = rules.step(s, action, allow_undo, mask)
-        encode(s, out)
-        return result
-
-    step.__name__ = step.__qualname__ = name
-    step.__doc__ = (
-        f"`rules.step` and `{encode.__name__}` in one compiled call (the env's hot path)."
-    )
-    return jit(step)
+@jit_inline
+def encode(kind: int, s: rules.StateArrays, out: np.ndarray) -> None:
+    """Encode one game (its state arrays ``s``) into ``out`` with the built-in encoder ``kind``
+    (`TABLEAU` or `CARDS`)."""
+    if kind == TABLEAU:
+        encode_tableau(s, out)
+    else:
+        encode_cards(s, out)
 
 
-step_tableau = fused_step(encode_tableau, "step_tableau")
-step_cards = fused_step(encode_cards, "step_cards")
+@jit
+def step_and_encode(
+    s: rules.StateArrays,
+    action: int,
+    allow_undo: bool,
+    mask: np.ndarray,
+    kind: int,
+    out: np.ndarray,
+) -> tuple[int, int, int]:
+    """`rules.step`, then `encode` with the built-in encoder ``kind``, in one compiled call
+    (the single env's hot path); returns ``(code, score change, legal count)``."""
+    result = rules.step(s, action, allow_undo, mask)
+    encode(kind, s, out)
+    return result
 
 
 class _CompiledEncoder:
-    """An encoder whose ``encode`` and fused ``step`` are compiled functions of the rule arrays."""
+    """A built-in encoder: ``encode`` and the fused ``step`` are compiled functions of the rule
+    arrays, told apart by ``kind``."""
 
+    kind: int  # TABLEAU or CARDS
     size: int  # length of the encoding
     space: spaces.Box
-    fill: Callable[..., None]  # compiled: (s, out)
-    fused_step: Callable[..., tuple[int, int, int]]  # compiled: rules.step, then fill
+    fused_step = staticmethod(step_and_encode)
 
     def encode(self, state: ScorpionState) -> np.ndarray:
         """The encoding of ``state``."""
         out = np.empty(self.size, np.int8)
-        self.fill(state.arrays, out)
+        encode(self.kind, state.arrays, out)
         return out
 
     def step(
@@ -133,7 +138,9 @@ class _CompiledEncoder:
     ) -> tuple[int, int, int, np.ndarray]:
         """Play a checked ``action`` and encode the result: ``(code, points, n_legal, obs)``."""
         out = np.empty(self.size, np.int8)
-        code, points, n_legal = self.fused_step(state.arrays, action, allow_undo, mask, out)
+        code, points, n_legal = step_and_encode(
+            state.arrays, action, allow_undo, mask, self.kind, out
+        )
         return code, points, n_legal, out
 
 
@@ -155,9 +162,8 @@ class TableauEncoder(_CompiledEncoder):
         high[TABLEAU_REMOVED] = 4
         self.space = spaces.Box(0, high, (TABLEAU_SIZE,), np.int8)
 
+    kind = TABLEAU
     size = TABLEAU_SIZE
-    fill = staticmethod(encode_tableau)
-    fused_step = staticmethod(step_tableau)
 
 
 class CardsEncoder(_CompiledEncoder):
@@ -186,9 +192,8 @@ class CardsEncoder(_CompiledEncoder):
         high[CARDS_REMOVED] = 4
         self.space = spaces.Box(0, high, (CARDS_SIZE,), np.int8)
 
+    kind = CARDS
     size = CARDS_SIZE
-    fill = staticmethod(encode_cards)
-    fused_step = staticmethod(step_cards)
 
 
 def register_encoder(name: str, factory: Callable[[], Any], *, overwrite: bool = False) -> None:

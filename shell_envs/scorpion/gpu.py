@@ -69,10 +69,24 @@ def _step_body(part):
              truncated, gen, pool, use_pool, counts, flags, code, deal):  # fmt: skip
         g_meta = part(meta, i)
         s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta, part(hist, i))
-        kernels.step_game(i, s, part(masks, i), part(obs, i), part(cards, i), actions,
-                          allow_undo, steps, max_moves, win_reward, rule, autoreset, deals, kind,
-                          True, codes, rewards, terminated, truncated, gen[:, i], pool,
-                          use_pool)  # fmt: skip
+        rows = (part(masks, i), part(obs, i), part(cards, i))
+        settings = (rule, allow_undo, max_moves, win_reward, kind, True)
+        draw = (gen[:, i], pool, use_pool)
+        kernels.step_game(
+            i,
+            s,
+            rows,
+            actions,
+            settings,
+            draw,
+            steps,
+            autoreset,
+            deals,
+            codes,
+            rewards,
+            terminated,
+            truncated,
+        )
         kernels.fill_infos(i, g_meta, codes, deals, counts, flags, code, deal)
 
     return step
@@ -87,8 +101,8 @@ def _reset_body(part):
         if which[i]:
             g_meta = part(meta, i)
             s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta, part(hist, i))
-            kernels.reset_game(s, part(masks, i), part(obs, i), part(cards, i), deals[i], rule,
-                               allow_undo, kind)  # fmt: skip
+            rows = (part(masks, i), part(obs, i), part(cards, i))
+            kernels.reset_game(s, rows, deals[i], rule, allow_undo, kind)
             steps[i] = 0
             autoreset[i] = False
             codes[i] = engine.OK
@@ -102,8 +116,8 @@ def _check_body(part):
     check code of game ``i``'s action."""
 
     def check(i, tab, lens, fd, reserve, meta, hist, actions, allow_undo, skip, codes):
-        s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), part(meta, i),
-             part(hist, i))  # fmt: skip
+        g_meta = part(meta, i)
+        s = (part(tab, i), part(lens, i), part(fd, i), part(reserve, i), g_meta, part(hist, i))
         kernels.check_game(i, s, actions, allow_undo, skip, codes)
 
     return check

@@ -15,14 +15,12 @@ from shell_envs.core.cuda import StateArray
 from shell_envs.core.jit import jit, jit_inline
 from shell_envs.scorpion import deals
 from shell_envs.scorpion import rules as engine
-from shell_envs.scorpion.encoders import encode_cards, encode_tableau
+from shell_envs.scorpion.encoders import encode
 
 __all__ = [
-    "CARDS",
     "INFO_ARRAYS",
     "INFO_KEYS",
     "STATE",
-    "TABLEAU",
     "as_infos",
     "check_game",
     "fill_infos",
@@ -31,7 +29,6 @@ __all__ = [
     "step_game",
 ]
 
-TABLEAU, CARDS = 0, 1  # the built-in encoders, by kind
 INFO_KEYS = ("score", "removed", "moves", "won", "illegal", "code", "deal")
 # the state arrays (tab, lens, fd, reserve, meta, hist), in the rule functions' order: one
 # game's shape, dtype and fresh value, those of `rules.new_arrays`
@@ -41,15 +38,6 @@ STATE = tuple(
         ("tab", "lens", "fd", "reserve", "meta", "hist"), engine.new_arrays(), strict=True
     )  # fmt: skip
 )
-
-
-@jit_inline
-def _encode(kind, s, out):
-    """Encode one game (its state arrays ``s``) with the built-in encoder ``kind``."""
-    if kind == TABLEAU:
-        encode_tableau(s, out)
-    else:
-        encode_cards(s, out)
 
 
 @jit
@@ -67,64 +55,65 @@ def _deal_number(s, number, rule, mask, allow_undo, cards):
 @jit_inline
 def reset_game(
     s: engine.StateArrays,
-    mask: np.ndarray,
-    obs: np.ndarray,
-    cards: np.ndarray,
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray],
     number: int,
     rule: int,
     allow_undo: bool,
     kind: int,
 ) -> None:
-    """Deal ``number`` in one game (its state arrays ``s``, mask, observation row, 52 cards of
-    scratch) and encode it (``kind`` < 0: a custom encoder, encoded outside)."""
+    """Deal ``number`` in one game (its state arrays ``s`` and its ``rows``: mask,
+    observation and 52 cards of scratch) and encode it (``kind`` < 0: a custom encoder,
+    encoded outside)."""
+    mask, obs, cards = rows
     _deal_number(s, number, rule, mask, allow_undo, cards)
     if kind >= 0:
-        _encode(kind, s, obs)
+        encode(kind, s, obs)
 
 
 @jit_inline
 def step_game(
     i: int,
     s: engine.StateArrays,
-    mask: np.ndarray,
-    obs: np.ndarray,
-    cards: np.ndarray,
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray],
     actions: np.ndarray,
-    allow_undo: bool,
+    settings: tuple[int, bool, int, bool, int, bool],
+    draw: tuple[np.ndarray, np.ndarray, bool],
     steps: np.ndarray,
-    max_moves: int,
-    win_reward: bool,
-    rule: int,
     autoreset: np.ndarray,
     numbers: np.ndarray,
-    kind: int,
-    fill_ended: bool,
     codes: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
     truncated: np.ndarray,
-    gen: np.ndarray,
-    pool: np.ndarray,
-    use_pool: bool,
 ) -> None:
-    """One game's part of a batch step: game ``i``'s state arrays ``s``, mask, observation row
-    and deal number generator (views in any layout) and the per-game vectors indexed by ``i``.
+    """One game's part of a batch step: game ``i``'s state arrays ``s``, its ``rows`` (mask,
+    observation row, 52 cards of scratch) and ``draw`` (what `deals.next_deal` draws from:
+    the game's generator, the pool, use_pool), views in any layout, and the batch's vectors
+    indexed by ``i``; ``settings`` are the batch's ``(rule, allow_undo, max_moves, win_reward,
+    kind, fill_ended)``.
 
     A game flagged in ``autoreset`` is reset instead (its action is ignored), with its next
-    deal number (`deals.next_deal`, drawn into ``numbers[i]``).  Fills ``codes[i]``,
-    ``rewards[i]``, ``terminated[i]``, ``truncated[i]``; ``autoreset[i]`` then says whether
+    deal number (drawn into ``numbers[i]``).  Fills ``codes[i]``, ``rewards[i]``,
+    ``terminated[i]``, ``truncated[i]``; ``autoreset[i]`` then says whether
     the game ended this step, and with ``fill_ended`` an ended game's mask is all True
     (autoreset "next_step": the next step ignores its action, so any will do, and a masked
     sampler needs at least one).  The CPU batch loop and the GPU
     kernel both run this function, so both play the same games.
+
+    Only a game's own views and plain values come in tuples: in a parallel loop numba drops
+    writes to an array it reaches through a tuple when the loop never reads that array again
+    (parfor dead-code removal), so the batch's vectors come one by one.
     """
+    rule, allow_undo, max_moves, win_reward, kind, fill_ended = settings
+    mask, obs, _ = rows
     terminated[i] = False
     truncated[i] = False
     codes[i] = engine.OK
     rewards[i] = 0.0
     if autoreset[i]:
+        gen, pool, use_pool = draw
         numbers[i] = deals.next_deal(gen, pool, use_pool)
-        reset_game(s, mask, obs, cards, numbers[i], rule, allow_undo, kind)
+        reset_game(s, rows, numbers[i], rule, allow_undo, kind)
         steps[i] = 0
         autoreset[i] = False
         return
@@ -153,7 +142,7 @@ def step_game(
         for j in range(mask.shape[0]):
             mask[j] = True
     if kind >= 0:
-        _encode(kind, s, obs)
+        encode(kind, s, obs)
 
 
 @jit_inline

@@ -67,8 +67,8 @@ def batch_reset(
     """Deal ``numbers[i]`` in every game ``i`` with ``which[i]`` set and encode it."""
     for i in prange(which.shape[0]):
         if which[i]:
-            reset_game(game_rows(arrays, i), row(masks, i), row(obs, i), row(cards, i),
-                       numbers[i], rule, allow_undo, kind)  # fmt: skip
+            rows = (row(masks, i), row(obs, i), row(cards, i))
+            reset_game(game_rows(arrays, i), rows, numbers[i], rule, allow_undo, kind)
 
 
 @jit_parallel
@@ -90,41 +90,52 @@ def batch_infos(
 def batch_step(
     arrays: engine.StateArrays,
     actions: np.ndarray,
-    allow_undo: bool,
+    settings: tuple[int, bool, int, bool, int, bool],
     masks: np.ndarray,
-    steps: np.ndarray,
-    max_moves: int,
-    win_reward: bool,
-    rule: int,
-    autoreset: np.ndarray,
-    numbers: np.ndarray,
-    kind: int,
-    fill_ended: bool,
     obs: np.ndarray,
     cards: np.ndarray,
+    gen: np.ndarray,
+    pool: np.ndarray,
+    use_pool: bool,
+    steps: np.ndarray,
+    autoreset: np.ndarray,
+    numbers: np.ndarray,
     codes: np.ndarray,
     rewards: np.ndarray,
     terminated: np.ndarray,
     truncated: np.ndarray,
-    gen: np.ndarray,
-    pool: np.ndarray,
-    use_pool: bool,
     counts: np.ndarray,
     flags: np.ndarray,
     code: np.ndarray,
     deal: np.ndarray,
 ) -> None:
-    """Step every game (`step_game`) and write its infos (`fill_infos`).
+    """Step every game (`step_game`, with ``settings`` as it takes them) and write its infos
+    (`fill_infos`).
 
-    The rule functions of an ordinary step (a card move, the new mask, the encoding) are
-    inlined into this loop; rare ones (the reserve deal, undo, checks of illegal actions, new
-    deals) are calls.
+    Each game's rows of ``masks``, ``obs``, ``cards`` and ``gen`` go to `step_game` as its
+    tuples; the vectors come one by one (see `step_game`).  The rule functions of an ordinary
+    step (a card move, the new mask, the encoding) are inlined into this loop; rare ones (the
+    reserve deal, undo, checks of illegal actions, new deals) are calls.
     """
     for i in prange(actions.shape[0]):
         s = game_rows(arrays, i)
-        step_game(i, s, row(masks, i), row(obs, i), row(cards, i), actions, allow_undo, steps,
-                  max_moves, win_reward, rule, autoreset, numbers, kind, fill_ended, codes,
-                  rewards, terminated, truncated, row(gen, i), pool, use_pool)  # fmt: skip
+        rows = (row(masks, i), row(obs, i), row(cards, i))
+        draw = (row(gen, i), pool, use_pool)
+        step_game(
+            i,
+            s,
+            rows,
+            actions,
+            settings,
+            draw,
+            steps,
+            autoreset,
+            numbers,
+            codes,
+            rewards,
+            terminated,
+            truncated,
+        )
         _, _, _, _, meta, _ = s
         fill_infos(i, meta, codes, numbers, counts, flags, code, deal)
 
@@ -209,10 +220,7 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
         else:
             self.deals[seeded] = [s for s in seeds if s is not None]
             self._draw_deals(~seeded)
-        everyone = np.ones(self.num_envs, np.bool_)
-        batch_reset(self.arrays, self.deals, everyone, self._rule, self.allow_undo,
-                    self.masks, self._kind, self._obs_target(partial=False),
-                    self._cards)  # fmt: skip
+        self._deal(np.ones(self.num_envs, np.bool_), partial=False)
         self.steps[:] = 0
         self._autoreset[:] = False
         self._codes[:] = 0
@@ -232,11 +240,18 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
                 i = int(bad[0])
                 raise IllegalMove(f"env {i}: {self.explain(i, int(acts[i]))}")
         rewards, terminated, truncated, *outputs = self._results.take()
-        batch_step(self.arrays, acts, self.allow_undo, self.masks, self.steps, self.max_moves,
-                   self.reward_mode == "win", self._rule, self._autoreset, self.deals,
-                   self._kind, not self._same_step, self._obs_target(partial=False),
-                   self._cards, self._codes, rewards, terminated, truncated, self._gen,
-                   self._pool, self._use_pool, *outputs)  # fmt: skip
+        settings = (
+            self._rule,
+            self.allow_undo,
+            self.max_moves,
+            self.reward_mode == "win",
+            self._kind,
+            not self._same_step,
+        )
+        rows = (self.masks, self._obs_target(partial=False), self._cards)
+        draw = (self._gen, self._pool, self._use_pool)
+        vectors = (self.steps, self._autoreset, self.deals, self._codes, rewards, terminated)
+        batch_step(self.arrays, acts, settings, *rows, *draw, *vectors, truncated, *outputs)
         infos = as_infos(*outputs)
         observations = self._observations()
         if self._same_step and self._autoreset.any():
@@ -271,11 +286,25 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
     def _redeal(self, which: np.ndarray) -> None:
         """Deal the next game in the envs flagged in ``which`` (`redeal`, a same-step autoreset)."""
         self._draw_deals(which)
-        batch_reset(self.arrays, self.deals, which, self._rule, self.allow_undo,
-                    self.masks, self._kind, self._obs_target(partial=True),
-                    self._cards)  # fmt: skip
+        self._deal(which, partial=True)
         self.steps[which] = 0
         self._autoreset[which] = False
+
+    def _deal(self, which: np.ndarray, partial: bool) -> None:
+        """Deal ``deals[i]`` in the envs flagged in ``which`` and encode them (`batch_reset`;
+        ``partial``: not every env, see `_obs_target`)."""
+        obs = self._obs_target(partial)
+        batch_reset(
+            self.arrays,
+            self.deals,
+            which,
+            self._rule,
+            self.allow_undo,
+            self.masks,
+            self._kind,
+            obs,
+            self._cards,
+        )
 
     def _draw_deals(self, which: np.ndarray) -> None:
         """Set ``deals[i]`` to the next deal number of each env ``i`` with ``which[i]`` set
