@@ -20,6 +20,12 @@ from shell_envs.core.validation import number_in
 Network = tuple[np.ndarray, ...]
 
 
+def trunk_shapes(n_features: int, hidden: int) -> dict[str, tuple[int, ...]]:
+    """The shapes of a perceptron's two hidden layers (``w1``, ``b1``, ``w2``, ``b2``) of
+    ``hidden`` units each, on ``n_features`` inputs: the trunk both games' networks share."""
+    return {"w1": (n_features, hidden), "b1": (hidden,), "w2": (hidden, hidden), "b2": (hidden,)}
+
+
 def hidden_width(arrays: dict[str, np.ndarray]) -> tuple[int, ...]:
     """A perceptron's size: its hidden width, the second dimension of its array ``w1``."""
     w1 = arrays["w1"]

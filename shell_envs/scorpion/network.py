@@ -327,10 +327,7 @@ def shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     """The shape of each weight array of a network with ``hidden`` units per hidden layer."""
     return {
         "w_linear": (N_FEATURES, 1),
-        "w1": (N_FEATURES, hidden),
-        "b1": (hidden,),
-        "w2": (hidden, hidden),
-        "b2": (hidden,),
+        **weights.trunk_shapes(N_FEATURES, hidden),
         "w_out": (hidden, 1),
         "b_out": (1,),
     }

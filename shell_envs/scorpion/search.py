@@ -27,6 +27,7 @@ W_KING_BASE = 3.0  # a king at the bottom of a column with nothing face down
 W_MOBILITY = 1.0  # a same-suit placement available next
 REVISIT_PENALTY = 1000.0  # a move back into a position already seen this game
 NO_MOVE = -1
+NO_VISITS = np.empty(0, dtype=np.int64)  # no positions to avoid (the rollouts' choices)
 
 
 @jit
@@ -188,27 +189,9 @@ def greedy_choice(
     is dealt only when no move gains anything (it buries the tops of columns 1–3).  Moves into
     a position in the sorted hash array ``visited`` are penalised, so play does not cycle.
     """
-    tab, lens, fd, _, meta, _ = s
     loc = np.empty(rules.N_CARDS, np.int8)
     base = evaluate(s, loc)
-    best = NO_MOVE
-    best_value = -1e18
-    best_gain = 0.0
-    reserve_ok = False
-    for i in range(k):
-        a = moves[i]
-        if a == rules.RESERVE_ACTION:
-            reserve_ok = True
-            continue
-        if is_pointless(tab, lens, fd, meta, a):
-            continue
-        rules.apply_action(s, a)
-        value = evaluate(s, loc) - base
-        if n_visited > 0 and _visited(position_hash(tab, lens, fd, meta), visited, n_visited):
-            value -= REVISIT_PENALTY
-        rules.undo(s)
-        best, best_value, best_gain = _noisy_pick(a, value, rng, noise, best, best_value, best_gain)
-    return _reserve_or(best, best_gain, reserve_ok)
+    return _noisy_best(s, moves, k, rng, noise, False, loc, base, visited, n_visited)
 
 
 @jit
@@ -315,8 +298,29 @@ def rollout_choice(
 
     Returns `NO_MOVE` when only pointless king shuffles are legal.
     """
-    tab, lens, fd, _, meta, _ = s
+    tab, lens, fd, _, _, _ = s
     locate(tab, lens, fd, where)
+    return _noisy_best(s, moves, k, rng, noise, True, where, 0.0, NO_VISITS, 0)
+
+
+@jit_inline
+def _noisy_best(
+    s: rules.StateArrays,
+    moves: np.ndarray,
+    k: int,
+    rng: np.ndarray,
+    noise: float,
+    quick: bool,
+    cards: np.ndarray,
+    base: float,
+    visited: np.ndarray,
+    n_visited: int,
+) -> int:
+    """The loop of `greedy_choice` and `rollout_choice`: each of ``moves[:k]`` but the reserve
+    deal and pointless moves weighed, by `quick_gain` (``quick``: ``cards`` from `locate`) or
+    played and evaluated (``cards``: `evaluate`'s scratch; gain over ``base``, revisits of
+    ``visited[:n_visited]`` penalised), the noisy best kept (`_noisy_pick`), or the reserve."""
+    tab, lens, fd, _, meta, _ = s
     best = NO_MOVE
     best_value = -1e18
     best_gain = 0.0
@@ -328,8 +332,15 @@ def rollout_choice(
             continue
         if is_pointless(tab, lens, fd, meta, a):
             continue
-        gain = quick_gain(tab, lens, fd, where, a)
-        best, best_value, best_gain = _noisy_pick(a, gain, rng, noise, best, best_value, best_gain)
+        if quick:
+            value = quick_gain(tab, lens, fd, cards, a)
+        else:
+            rules.apply_action(s, a)
+            value = evaluate(s, cards) - base
+            if n_visited > 0 and _visited(position_hash(tab, lens, fd, meta), visited, n_visited):
+                value -= REVISIT_PENALTY
+            rules.undo(s)
+        best, best_value, best_gain = _noisy_pick(a, value, rng, noise, best, best_value, best_gain)
     return _reserve_or(best, best_gain, reserve_ok)
 
 

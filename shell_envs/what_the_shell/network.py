@@ -72,10 +72,7 @@ def zeros(hidden: int = 128) -> Network:
 def shapes(hidden: int) -> dict[str, tuple[int, ...]]:
     """The shape of each weight array of a network with ``hidden`` units per hidden layer."""
     return {
-        "w1": (N_FEATURES, hidden),
-        "b1": (hidden,),
-        "w2": (hidden, hidden),
-        "b2": (hidden,),
+        **weights.trunk_shapes(N_FEATURES, hidden),
         "w_policy": (hidden, N_LOGITS),
         "b_policy": (N_LOGITS,),
         "w_value": (hidden, 1),

@@ -525,7 +525,8 @@ def play_round(
     work: np.ndarray,
 ) -> int:
     """`step` with its scratch ``work`` given: allocates nothing, so that it compiles for
-    a GPU too (device code cannot allocate).
+    a GPU too (device code cannot allocate; numba-cuda types `step`'s ``np.zeros`` even when
+    ``work`` is an array, so the two stay apart).
 
     The end checks are given the cells where turtles arrived, so that outside sudden death
     they count only the lines through those.

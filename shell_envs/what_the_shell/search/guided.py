@@ -211,20 +211,17 @@ def run_guided_search(
     candidates and priors by one network forward pass (`_guide`), a decided game by its
     outcome, and the value is credited along the path as in `run_search`.
     """
-    metas = tree.metas
-    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = search_tree.scratch()
-    depth_cap = path_nodes.size
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta, sigma = search_tree.scratch()
     x = np.empty(network.N_FEATURES, dtype=np.float32)
     logits = np.empty(network.N_LOGITS, dtype=np.float32)
     black = np.empty(rules.CELLS, dtype=np.float64)
     white = np.empty(rules.CELLS, dtype=np.float64)
     everywhere = np.ones(rules.CELLS, dtype=np.bool_)
-    sigma = np.empty(1, dtype=np.float64)
     for _ in range(iterations):
         node = search_tree.ROOT
         depth = 0
         while True:
-            if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
+            if search_tree.at_leaf(tree, node, depth, path_nodes):
                 value = tree.leaf[node]
                 break
             if selection == PUCT:

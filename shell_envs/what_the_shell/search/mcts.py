@@ -67,14 +67,12 @@ def run_search(
     boards = tree.boards
     metas = tree.metas
     n_cands = tree.n_candidates
-    path_nodes, path_choice, path_prob, info, work, board, eggs, meta = search_tree.scratch()
-    depth_cap = path_nodes.size
-    sigma = np.empty(1, dtype=np.float64)
+    path_nodes, path_choice, path_prob, info, work, board, eggs, meta, sigma = search_tree.scratch()
     for _ in range(iterations):
         node = search_tree.ROOT
         depth = 0
         while True:
-            if metas[node, rules.OUTCOME] != rules.ONGOING or depth == depth_cap:
+            if search_tree.at_leaf(tree, node, depth, path_nodes):
                 value = evaluate(boards[node], metas[node])
                 break
             if n_cands[node, 0] == search_tree.UNEXPANDED:

@@ -194,7 +194,7 @@ def _update(tree, node, side, chosen, prob, reward, selection):
 @jit
 def scratch() -> tuple[np.ndarray, ...]:
     """Work arrays of one search: the path (nodes, both choices and their probabilities, as
-    deep as a game can go) and a position to play a round on."""
+    deep as a game can go), a position to play a round on, and `select`'s ``sigma``."""
     depth_cap = 4 * rules.CELLS
     return (
         np.empty(depth_cap, dtype=np.int64),
@@ -205,7 +205,15 @@ def scratch() -> tuple[np.ndarray, ...]:
         np.empty(rules.CELLS, dtype=np.int8),
         np.empty(rules.CELLS, dtype=np.int8),
         np.empty(rules.META_SIZE, dtype=np.int32),
+        np.empty(1, dtype=np.float64),
     )
+
+
+@jit_inline
+def at_leaf(tree: SearchTree, node: int, depth: int, path_nodes: np.ndarray) -> bool:
+    """Whether a descent stops at ``node``, ``depth`` steps down: its game is decided or the
+    path (``path_nodes``, from `scratch`) is full."""
+    return tree.metas[node, rules.OUTCOME] != rules.ONGOING or depth == path_nodes.size
 
 
 @jit_inline
