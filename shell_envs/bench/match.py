@@ -61,15 +61,12 @@ LIMIT_GAMES = {WTS: MAX_GAMES, SCORPION: 2 * MAX_DEALS}
 CONFIDENCE = 0.95
 
 
-class MatchExists(FileExistsError):
+class MatchExists(report.FolderInUse):
     """The folder holds a match (or game records) already; nothing was changed."""
 
     def __init__(self, folder: Path, names: list[str]) -> None:
-        self.folder = folder
-        self.names = names
         super().__init__(
-            f"{folder} already holds a match ({', '.join(names)}): resume it, overwrite it, "
-            "or choose another folder"
+            folder, names, "a match", ": resume it, overwrite it, or choose another folder"
         )
 
 

@@ -393,15 +393,25 @@ def _plot_scorpion(ax: Any, scorpion: dict[str, Any], rules: str) -> None:
 RESULT_NAMES = (JSON_NAME, MARKDOWN_NAME, PNG_NAME, GAMES_NAME)
 
 
-class ResultsExist(FileExistsError):
+class FolderInUse(FileExistsError):
+    """A folder already holds ``names`` of an earlier run, so nothing was written to it: the
+    refusal of a bench (`ResultsExist`) and of a match (`bench.match.MatchExists`)."""
+
+    def __init__(self, folder: Path, names: list[str], holding: str, advice: str) -> None:
+        self.folder = folder
+        self.names = names
+        super().__init__(f"{folder} already holds {holding} ({', '.join(names)}){advice}")
+
+
+class ResultsExist(FolderInUse):
     """The results folder already holds the results of an earlier run; nothing was written."""
 
     def __init__(self, folder: Path, names: list[str]) -> None:
-        self.folder = folder
-        self.names = names
         super().__init__(
-            f"{folder} already holds results ({', '.join(names)}); pass overwrite=True to "
-            "replace them, or choose another folder"
+            folder,
+            names,
+            "results",
+            "; pass overwrite=True to replace them, or choose another folder",
         )
 
 

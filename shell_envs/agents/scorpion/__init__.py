@@ -61,11 +61,9 @@ __all__ = [
 
 GAME = "scorpion"
 
-register_agent(GAME, "random", RandomAgent)
-register_agent(GAME, "greedy", GreedyAgent)
-register_agent(GAME, "lookahead", LookaheadAgent)
-register_agent(GAME, "pimc", PimcAgent)
-register_agent(GAME, "learned", LearnedAgent)
+# each built-in agent registers under its class's ``name``, in this order
+for agent in (RandomAgent, GreedyAgent, LookaheadAgent, PimcAgent, LearnedAgent):
+    register_agent(GAME, agent.name, agent)
 
 
 # RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)

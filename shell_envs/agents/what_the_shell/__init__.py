@@ -45,8 +45,6 @@ __all__ = [
 
 GAME = "what_the_shell"
 
-register_agent(GAME, "random", RandomAgent)
-register_agent(GAME, "greedy", GreedyAgent)
-register_agent(GAME, "mcts", MCTSAgent)
-register_agent(GAME, "learned", LearnedAgent)
-register_agent(GAME, "mcts-learned", GuidedMCTSAgent)
+# each built-in agent registers under its class's ``name``, in this order
+for agent in (RandomAgent, GreedyAgent, MCTSAgent, LearnedAgent, GuidedMCTSAgent):
+    register_agent(GAME, agent.name, agent)
