@@ -1,11 +1,15 @@
-"""Rendering helpers shared by both games: fonts for images and a window for human mode."""
+"""Rendering helpers shared by both games: fonts for images, a window for human mode and the
+envs' render modes ([`RenderModes`][])."""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from PIL import ImageFont
+
+from shell_envs.core.validation import reset_needed
 
 
 @lru_cache(maxsize=8)
@@ -51,3 +55,58 @@ class HumanWindow:
         if self._screen is not None:
             self._pygame.display.quit()
             self._screen = None
+
+
+class RenderModes:
+    """``render`` by ``render_mode``, as both games' envs offer it: ``ansi`` the text layout
+    (`_text`), ``rgb_array`` an image (`_image`), ``human`` that image in a window titled
+    ``window_title``; ``close`` closes the window and pickles leave it out."""
+
+    window_title = ""
+    render_mode: str | None
+    metadata: dict[str, Any]
+    _started: bool  # a game was started (reset or set_state)
+    _window: HumanWindow | None
+
+    def _text(self) -> str:
+        """The game as text (the ``ansi`` mode)."""
+        raise NotImplementedError
+
+    def _image(self) -> np.ndarray:
+        """The game as an ``(H, W, 3)`` uint8 image (``rgb_array`` and ``human``)."""
+        raise NotImplementedError
+
+    def render(self) -> Any:
+        """``ansi``: the text layout; ``rgb_array``: an image; ``human``: show it in a window
+        (returns None).
+
+        Before the first ``reset`` (or `set_state`) there is no game: ``ResetNeeded``, as the
+        order enforcing of Gymnasium and PettingZoo raises.
+        """
+        if not self._started:
+            raise reset_needed("render()")
+        if self.render_mode == "ansi":
+            return self._text()
+        if self.render_mode == "rgb_array":
+            return self._image()
+        self._render_frame()
+        return None
+
+    def _render_frame(self) -> None:
+        """Show the game in the human window (only in ``"human"`` mode)."""
+        if self.render_mode != "human":
+            return
+        if self._window is None:
+            self._window = HumanWindow(self.window_title, self.metadata["render_fps"])
+        self._window.show(self._image())
+
+    def close(self) -> None:
+        """Close the human window, if one is open."""
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_window"] = None
+        return state

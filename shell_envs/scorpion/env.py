@@ -10,6 +10,7 @@ import numpy as np
 from shell_envs.core import background
 from shell_envs.core.deprecation import RENAMED, moved_names
 from shell_envs.core.errors import IllegalMove
+from shell_envs.core.render import HumanWindow, RenderModes
 from shell_envs.core.validation import (
     action_index,
     choice,
@@ -29,7 +30,7 @@ from shell_envs.scorpion.winnable import pick_winnable_seed
 _OPTIONS = ("deal", "position", "winnable_only")
 
 
-class ScorpionEnv(gym.Env):
+class ScorpionEnv(RenderModes, gym.Env):
     """Scorpion solitaire with the exact rules and scoring of the original app.
 
     Actions ([`shell_envs.scorpion.actions`][]): ``encode_move(card_index, column)``, that is
@@ -41,6 +42,7 @@ class ScorpionEnv(gym.Env):
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 4}
+    window_title = "Scorpion"
 
     def __init__(
         self,
@@ -95,7 +97,7 @@ class ScorpionEnv(gym.Env):
         self._steps = 0
         self._deal: int | None = None
         self.message = ""  # the last step's refusal message ("" when it was accepted)
-        self._window: Any = None
+        self._window: HumanWindow | None = None
         self._started = False  # a game was dealt (reset or set_state): step may be called
         self._refresh_mask()
 
@@ -179,31 +181,13 @@ class ScorpionEnv(gym.Env):
             self.render()
         return self._observe(obs), reward, terminated, truncated, info
 
-    def render(self) -> Any:
-        """``ansi``: the text layout; ``rgb_array``: an image; ``human``: show it in a window.
+    def _text(self) -> str:
+        """The tableau as text (the ``ansi`` mode)."""
+        return render_ansi(self._state)
 
-        Before the first ``reset`` (or `set_state`): ``ResetNeeded``, as ``gym.make``'s order
-        enforcing raises.
-        """
-        if not self._started:
-            raise reset_needed("render()")
-        if self.render_mode == "ansi":
-            return render_ansi(self._state)
-        if self.render_mode == "rgb_array":
-            return render_rgb(self._state)
-        if self.render_mode == "human":
-            if self._window is None:
-                from shell_envs.core.render import HumanWindow
-
-                self._window = HumanWindow("Scorpion", self.metadata["render_fps"])
-            self._window.show(render_rgb(self._state))
-        return None
-
-    def close(self) -> None:
-        """Close the human window if one is open."""
-        if self._window is not None:
-            self._window.close()
-            self._window = None
+    def _image(self) -> np.ndarray:
+        """The tableau as an image (``rgb_array`` and ``human``)."""
+        return render_rgb(self._state)
 
     # --- masks, explanations, positions ---------------------------------------------------
 
@@ -275,11 +259,6 @@ class ScorpionEnv(gym.Env):
             "code": int(code),
             "deal": -1 if self._deal is None else self._deal,
         }
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_window"] = None
-        return state
 
 
 _RULE_MODULES = ("shell_envs.scorpion.rules", "shell_envs.scorpion.encoders")

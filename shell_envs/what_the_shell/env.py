@@ -17,7 +17,7 @@ from pettingzoo import ParallelEnv
 from shell_envs.core import background
 from shell_envs.core.deprecation import moved_names, warn_deprecated
 from shell_envs.core.errors import IllegalMove
-from shell_envs.core.render import HumanWindow
+from shell_envs.core.render import HumanWindow, RenderModes
 from shell_envs.core.validation import choice, mapping, reset_needed
 from shell_envs.core.validation import seed as seed_value
 from shell_envs.what_the_shell import rules
@@ -58,7 +58,7 @@ StepResult = tuple[
 ]
 
 
-class WhatTheShellEnv(ParallelEnv):
+class WhatTheShellEnv(RenderModes, ParallelEnv):
     """Two players choose an empty cell each round, simultaneously.
 
     The rules: ``docs/environments/what-the-shell.md``.
@@ -79,6 +79,7 @@ class WhatTheShellEnv(ParallelEnv):
         "render_modes": ["ansi", "rgb_array", "human"],
         "render_fps": 2,
     }
+    window_title = "What the Shell"
 
     def __init__(
         self,
@@ -342,40 +343,13 @@ class WhatTheShellEnv(ParallelEnv):
         """Why ``action`` is illegal now, or None when it is legal."""
         return refusal(self.board, action)
 
-    def render(self) -> str | np.ndarray | None:
-        """Render per ``render_mode``: text, an RGB image, or a window (returns None).
+    def _text(self) -> str:
+        """The board as text (the ``ansi`` mode)."""
+        return render_ansi(self._game)
 
-        Before the first ``reset`` (or `set_state`) there is no game: ``ResetNeeded`` (the
-        order enforcing of Gymnasium and PettingZoo refuses it there too).
-        """
-        if not self._started:
-            raise reset_needed("render()")
-        if self.render_mode == "ansi":
-            return render_ansi(self._game)
-        if self.render_mode == "rgb_array":
-            return render_rgb(self._game)
-        if self.render_mode == "human":
-            self._render_frame()
-        return None
-
-    def _render_frame(self) -> None:
-        """Show the board in the human window (only in ``"human"`` mode)."""
-        if self.render_mode != "human":
-            return
-        if self._window is None:
-            self._window = HumanWindow("What the Shell", self.metadata["render_fps"])
-        self._window.show(render_rgb(self._game))
-
-    def close(self) -> None:
-        """Close the human window, if any."""
-        if self._window is not None:
-            self._window.close()
-            self._window = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_window"] = None
-        return state
+    def _image(self) -> np.ndarray:
+        """The board as an image (``rgb_array`` and ``human``)."""
+        return render_rgb(self._game)
 
     def __repr__(self) -> str:
         return f"<WhatTheShellEnv round={int(self.meta[rules.ROUNDS])} agents={self.agents}>"
