@@ -144,27 +144,25 @@ def rate(
     game: str,
     agent: AgentSource,
     step: int,
+    *,
     name: str = "policy",
-    games_per_anchor: int = PLANS["quick"].games,
-    deals: int = PLANS["quick"].deals,
-    deal_set: str = "test",
     rules: str = "classic",
-    workers: int = 1,
-    seed: int = 0,
+    **settings: Any,
 ) -> Rating:
     """Rate one snapshot now, in this process (what the worker runs): ``agent`` is an agent
-    spec (``"ppo:PATH"``, …) or a function that makes the agent object."""
+    spec (``"ppo:PATH"``, …) or a function that makes the agent object; ``settings`` are the
+    bench's (`evaluate`'s ``games_per_anchor``, ``deals``, ``deal_set``, ``workers``,
+    ``seed``), as `BackgroundRater` passes them; games and deals default to the ``--quick``
+    plan's."""
     start = time.perf_counter()
+    quick = PLANS["quick"]
+    settings = {"games_per_anchor": quick.games, "deals": quick.deals} | settings
     report = evaluate(
         agent if isinstance(agent, str) else agent(),
         game=game,
         rules=rules,
-        games_per_anchor=games_per_anchor,
-        deals=deals,
-        deal_set=deal_set,
-        workers=workers,
-        seed=seed,
         name=name,
+        **settings,
     ).to_dict()
     seconds = time.perf_counter() - start
     if game == "what_the_shell":
