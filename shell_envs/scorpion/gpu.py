@@ -72,20 +72,8 @@ def _step_body(part):
         rows = (part(masks, i), part(obs, i), part(cards, i))
         settings = (rule, allow_undo, max_moves, win_reward, kind, True)
         draw = (gen[:, i], pool, use_pool)
-        kernels.step_game(
-            i,
-            s,
-            rows,
-            actions,
-            settings,
-            draw,
-            steps,
-            autoreset,
-            deals,
-            codes,
-            rewards,
-            terminated,
-            truncated,
+        codes[i], rewards[i], terminated[i], truncated[i] = kernels.step_game(
+            i, s, rows, actions[i], settings, draw, steps, autoreset, deals
         )
         kernels.fill_infos(i, g_meta, codes, deals, counts, flags, code, deal)
 

@@ -75,30 +75,26 @@ def step_game(
     i: int,
     s: engine.StateArrays,
     rows: tuple[np.ndarray, np.ndarray, np.ndarray],
-    actions: np.ndarray,
+    action: int,
     settings: tuple[int, bool, int, bool, int, bool],
     draw: tuple[np.ndarray, np.ndarray, bool],
     steps: np.ndarray,
     autoreset: np.ndarray,
     numbers: np.ndarray,
-    codes: np.ndarray,
-    rewards: np.ndarray,
-    terminated: np.ndarray,
-    truncated: np.ndarray,
-) -> None:
-    """One game's part of a batch step: game ``i``'s state arrays ``s``, its ``rows`` (mask,
-    observation row, 52 cards of scratch) and ``draw`` (what `deals.next_deal` draws from:
-    the game's generator, the pool, use_pool), views in any layout, and the batch's vectors
-    indexed by ``i``; ``settings`` are the batch's ``(rule, allow_undo, max_moves, win_reward,
-    kind, fill_ended)``.
+) -> tuple[int, float, bool, bool]:
+    """One game's part of a batch step: ``(code, reward, terminated, truncated)`` of playing
+    ``action`` in game ``i`` (its state arrays ``s``, its ``rows``: mask, observation row and
+    52 cards of scratch, and ``draw``: what `deals.next_deal` draws from, the game's
+    generator, the pool and use_pool; views in any layout); ``steps``, ``autoreset`` and
+    ``numbers`` are the batch's vectors, indexed by ``i``, and ``settings`` the batch's
+    ``(rule, allow_undo, max_moves, win_reward, kind, fill_ended)``.
 
-    A game flagged in ``autoreset`` is reset instead (its action is ignored), with its next
-    deal number (drawn into ``numbers[i]``).  Fills ``codes[i]``, ``rewards[i]``,
-    ``terminated[i]``, ``truncated[i]``; ``autoreset[i]`` then says whether
-    the game ended this step, and with ``fill_ended`` an ended game's mask is all True
-    (autoreset "next_step": the next step ignores its action, so any will do, and a masked
-    sampler needs at least one).  The CPU batch loop and the GPU
-    kernel both run this function, so both play the same games.
+    A game flagged in ``autoreset`` is reset instead (its action is ignored, the result is
+    ``(OK, 0, False, False)``), with its next deal number (drawn into ``numbers[i]``).
+    ``autoreset[i]`` then says whether the game ended this step, and with ``fill_ended`` an
+    ended game's mask is all True (autoreset "next_step": the next step ignores its action,
+    so any will do, and a masked sampler needs at least one).  The CPU batch loop and the
+    GPU kernel both run this function, so both play the same games.
 
     Only a game's own views and plain values come in tuples: in a parallel loop numba drops
     writes to an array it reaches through a tuple when the loop never reads that array again
@@ -106,43 +102,38 @@ def step_game(
     """
     rule, allow_undo, max_moves, win_reward, kind, fill_ended = settings
     mask, obs, _ = rows
-    terminated[i] = False
-    truncated[i] = False
-    codes[i] = engine.OK
-    rewards[i] = 0.0
     if autoreset[i]:
         gen, pool, use_pool = draw
         numbers[i] = deals.next_deal(gen, pool, use_pool)
         reset_game(s, rows, numbers[i], rule, allow_undo, kind)
         steps[i] = 0
         autoreset[i] = False
-        return
-    a = actions[i]
-    if 0 <= a < mask.shape[0]:
-        code, points, n_legal = engine.step(s, a, allow_undo, mask)
+        return engine.OK, 0.0, False, False
+    if 0 <= action < mask.shape[0]:
+        code, points, n_legal = engine.step(s, action, allow_undo, mask)
     else:
         code, points = engine.E_OUT_OF_RANGE, 0
         n_legal = 0
         for j in range(mask.shape[0]):
             if mask[j]:
                 n_legal += 1
-    codes[i] = code
     steps[i] += 1
     _, _, _, _, meta, _ = s
     won = engine.is_won(meta)
     if win_reward:
-        rewards[i] = 1.0 if (won and code == engine.OK and a != engine.UNDO_ACTION) else 0.0
+        reward = 1.0 if (won and code == engine.OK and action != engine.UNDO_ACTION) else 0.0
     else:
-        rewards[i] = points
-    terminated[i] = won or n_legal == 0
-    truncated[i] = (not terminated[i]) and max_moves > 0 and steps[i] >= max_moves
-    ended = terminated[i] or truncated[i]
+        reward = float(points)
+    terminated = won or n_legal == 0
+    truncated = (not terminated) and max_moves > 0 and steps[i] >= max_moves
+    ended = terminated or truncated
     autoreset[i] = ended
     if ended and fill_ended:
         for j in range(mask.shape[0]):
             mask[j] = True
     if kind >= 0:
         encode(kind, s, obs)
+    return code, reward, terminated, truncated
 
 
 @jit_inline

@@ -121,20 +121,8 @@ def batch_step(
         s = game_rows(arrays, i)
         rows = (row(masks, i), row(obs, i), row(cards, i))
         draw = (row(gen, i), pool, use_pool)
-        step_game(
-            i,
-            s,
-            rows,
-            actions,
-            settings,
-            draw,
-            steps,
-            autoreset,
-            numbers,
-            codes,
-            rewards,
-            terminated,
-            truncated,
+        codes[i], rewards[i], terminated[i], truncated[i] = step_game(
+            i, s, rows, actions[i], settings, draw, steps, autoreset, numbers
         )
         _, _, _, _, meta, _ = s
         fill_infos(i, meta, codes, numbers, counts, flags, code, deal)
