@@ -153,25 +153,6 @@ def successors(
         rules.undo(s)
 
 
-@jit_inline
-def _noisy_pick(a, value, rng, noise, best, best_value, best_gain):
-    """The running best ``(move, noisy value, value)`` once move ``a`` of ``value`` is weighed
-    with uniform noise of size ``noise``."""
-    noisy = value + noise * (rules.rng_next(rng) / 4294967296.0)
-    if noisy > best_value:
-        return a, noisy, value
-    return best, best_value, best_gain
-
-
-@jit_inline
-def _reserve_or(best, best_gain, reserve_ok):
-    """The reserve deal (when legal) if no move was found or the best gains nothing, else
-    ``best``."""
-    if reserve_ok and (best == NO_MOVE or best_gain <= 0.0):
-        return rules.RESERVE_ACTION
-    return best
-
-
 @jit
 def greedy_choice(
     s: rules.StateArrays,
@@ -319,7 +300,8 @@ def _noisy_best(
     """The loop of `greedy_choice` and `rollout_choice`: each of ``moves[:k]`` but the reserve
     deal and pointless moves weighed, by `quick_gain` (``quick``: ``cards`` from `locate`) or
     played and evaluated (``cards``: `evaluate`'s scratch; gain over ``base``, revisits of
-    ``visited[:n_visited]`` penalised), the noisy best kept (`_noisy_pick`), or the reserve."""
+    ``visited[:n_visited]`` penalised), the best with uniform noise of size ``noise`` added;
+    the reserve deal (when legal) if none was found or the best gains nothing."""
     tab, lens, fd, _, meta, _ = s
     best = NO_MOVE
     best_value = -1e18
@@ -340,8 +322,14 @@ def _noisy_best(
             if n_visited > 0 and _visited(position_hash(tab, lens, fd, meta), visited, n_visited):
                 value -= REVISIT_PENALTY
             rules.undo(s)
-        best, best_value, best_gain = _noisy_pick(a, value, rng, noise, best, best_value, best_gain)
-    return _reserve_or(best, best_gain, reserve_ok)
+        noisy = value + noise * (rules.rng_next(rng) / 4294967296.0)
+        if noisy > best_value:
+            best_value = noisy
+            best_gain = value
+            best = a
+    if reserve_ok and (best == NO_MOVE or best_gain <= 0.0):
+        return rules.RESERVE_ACTION
+    return best
 
 
 @jit
