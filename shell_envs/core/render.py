@@ -3,6 +3,7 @@ envs' render modes ([`RenderModes`][])."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from functools import lru_cache
 from typing import Any
 
@@ -57,7 +58,7 @@ class HumanWindow:
             self._screen = None
 
 
-class RenderModes:
+class RenderModes(ABC):
     """``render`` by ``render_mode``, as both games' envs offer it: ``ansi`` the text layout
     (`_text`), ``rgb_array`` an image (`_image`), ``human`` that image in a window titled
     ``window_title``; ``close`` closes the window and pickles leave it out."""
@@ -68,13 +69,13 @@ class RenderModes:
     _started: bool  # a game was started (reset or set_state)
     _window: HumanWindow | None
 
+    @abstractmethod
     def _text(self) -> str:
         """The game as text (the ``ansi`` mode)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _image(self) -> np.ndarray:
         """The game as an ``(H, W, 3)`` uint8 image (``rgb_array`` and ``human``)."""
-        raise NotImplementedError
 
     def render(self) -> Any:
         """``ansi``: the text layout; ``rgb_array``: an image; ``human``: show it in a window
