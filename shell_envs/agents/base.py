@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -126,6 +126,12 @@ def register_agent(game: str, name: str, factory: AgentFactory, *, overwrite: bo
             f"{game} already has an agent named {name!r}; pass overwrite=True to replace it"
         )
     agents[name] = factory
+
+
+def register_agents(game: str, agents: Iterable[type[Agent]]) -> None:
+    """Register each agent class of ``agents`` under its ``name`` ([`register_agent`][])."""
+    for agent in agents:
+        register_agent(game, agent.name, agent)
 
 
 def _load(game: str) -> None:

@@ -18,7 +18,7 @@ the view lives in [`shell_envs.scorpion.view`][].
 
 from __future__ import annotations
 
-from shell_envs.agents.base import register_agent
+from shell_envs.agents.base import register_agents
 from shell_envs.agents.scorpion.learned import LearnedAgent
 from shell_envs.agents.scorpion.search import (
     CLASSIC_SAMPLES,
@@ -62,8 +62,7 @@ __all__ = [
 GAME = "scorpion"
 
 # each built-in agent registers under its class's ``name``, in this order
-for agent in (RandomAgent, GreedyAgent, LookaheadAgent, PimcAgent, LearnedAgent):
-    register_agent(GAME, agent.name, agent)
+register_agents(GAME, (RandomAgent, GreedyAgent, LookaheadAgent, PimcAgent, LearnedAgent))
 
 
 # RULES, the old name of RULE_SETS, until 0.5.0 (docs/deprecations.md)

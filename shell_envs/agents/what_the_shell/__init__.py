@@ -16,7 +16,7 @@ module, laid out as Scorpion's agents are: what they share in
 
 from __future__ import annotations
 
-from shell_envs.agents.base import register_agent
+from shell_envs.agents.base import register_agents
 from shell_envs.agents.what_the_shell.learned import LearnedAgent
 from shell_envs.agents.what_the_shell.search import (
     GUIDED_SELECTIONS,
@@ -46,5 +46,4 @@ __all__ = [
 GAME = "what_the_shell"
 
 # each built-in agent registers under its class's ``name``, in this order
-for agent in (RandomAgent, GreedyAgent, MCTSAgent, LearnedAgent, GuidedMCTSAgent):
-    register_agent(GAME, agent.name, agent)
+register_agents(GAME, (RandomAgent, GreedyAgent, MCTSAgent, LearnedAgent, GuidedMCTSAgent))
