@@ -236,10 +236,25 @@ class ScorpionVectorEnv(BatchedScorpionEnv):
             self._kind,
             not self._same_step,
         )
-        rows = (self.masks, self._obs_target(partial=False), self._cards)
-        draw = (self._gen, self._pool, self._use_pool)
-        vectors = (self.steps, self._autoreset, self.deals, self._codes, rewards, terminated)
-        batch_step(self.arrays, acts, settings, *rows, *draw, *vectors, truncated, *outputs)
+        batch_step(
+            self.arrays,
+            acts,
+            settings,
+            self.masks,
+            self._obs_target(partial=False),
+            self._cards,
+            self._gen,
+            self._pool,
+            self._use_pool,
+            self.steps,
+            self._autoreset,
+            self.deals,
+            self._codes,
+            rewards,
+            terminated,
+            truncated,
+            *outputs,
+        )
         infos = as_infos(*outputs)
         observations = self._observations()
         if self._same_step and self._autoreset.any():

@@ -208,8 +208,9 @@ class ScorpionView(MetaReadings):
         allowed = np.zeros(N_ACTIONS_UNDO, np.bool_)
         out = np.empty(N_ACTIONS, np.int64)
         s = self.state_arrays()
+        _, _, _, _, meta, _ = s
         # Relaxed's moves are a superset of the others': masks of any rule set pass
-        s[4][rules.M_RULES] = rules.RELAXED  # meta
+        meta[rules.M_RULES] = rules.RELAXED
         k = rules.legal_moves(s, out)
         allowed[out[:k]] = True
         allowed[UNDO_ACTION] = True

@@ -58,7 +58,9 @@ def _step_body(part):
             i, s, black, white, autoreset, max_rounds, kind, out, rewards, flags, report
         )
         if kind == FLAT:  # obs_b is scratch planes then
-            fill_flat_pair(s[0], s[1], s[2], out[0], part(flat_b, i), part(flat_w, i))
+            g_board, g_eggs, g_meta, _, _ = s
+            g_obs_b, _, _, _ = out
+            fill_flat_pair(g_board, g_eggs, g_meta, g_obs_b, part(flat_b, i), part(flat_w, i))
 
     return step
 
