@@ -7,11 +7,12 @@
 g2=greedy`` would (its games against all seven anchors, itself included, ``--games`` 4, 10, 20
 and 100 each), ``--reps`` times, and the share of intervals holding the anchor's table rating
 is its coverage.  The games are drawn from the anchors' own round robin
-(``benchmarks/results/wts_anchors_pairs.json``, 300 games a pair, the fit behind the shipped
-table): a game of the re-named anchor against another anchor is a draw from that pair's
-recorded wins, draws and losses, which is what playing it afresh would give.  A game against
-itself is a fair coin (no draws: for a score that averages ½ the widest spread, the hardest
-case).  Rating and interval are :func:`shell_envs.bench.scale.rate_on_scale`'s.
+(``benchmarks/results/wts_anchors_pairs.json``, 300 games a pair from the opening book, the
+fit behind the shipped table): a game of the re-named anchor against another anchor is a
+draw from that pair's recorded wins, draws and losses, which is what playing it afresh would
+give.  A game against itself is a fair coin (no draws: for a score that averages ½ the
+widest spread, the hardest case).  Rating and interval are
+:func:`shell_envs.bench.scale.rate_on_scale`'s.
 
 ``--played K`` ties the resampling to the real bench: ``K`` benches through the bench's own
 code (:func:`shell_envs.bench.runner.run`, seeds 0 … K-1) of ``g2=greedy``, ``r2=random`` and
@@ -30,6 +31,7 @@ Coverage comes with its Clopper–Pearson 95% interval.  Writes ``OUT.json`` and
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 from collections import defaultdict
@@ -132,11 +134,7 @@ def played_check(
 ) -> dict[str, Any]:
     """``runs`` real benches of :data:`PLAYED_AGENTS` against :data:`PLAYED_ANCHORS`."""
     full = scale.anchor_table()
-    table = scale.AnchorTable(
-        tuple(full[label] for label in PLAYED_ANCHORS),
-        *(full.reference, full.date, full.version),
-        *(full.games_per_pair, full.seed, full.max_rounds),
-    )
+    table = dataclasses.replace(full, anchors=tuple(full[label] for label in PLAYED_ANCHORS))
     agents = tuple(parse_spec(s) for s in PLAYED_AGENTS)
     names = {a.label: a.spec.replace(":iterations=", "-") for a in agents}  # g2 -> greedy ...
     played: dict[tuple[str, str], np.ndarray] = defaultdict(lambda: np.zeros(3, int))

@@ -1,9 +1,10 @@
 """Fit (or re-check) the anchors of What the Shell's fixed rating scale
 (:mod:`shell_envs.bench.anchors`).
 
-A round robin of the anchor agents (:data:`shell_envs.bench.scale.ANCHOR_SPECS`), seats
-swapped, gives Bradley–Terry ratings with ``random`` = 0 and percentile-bootstrap intervals;
-``--out`` writes them as the shipped table (``shell_envs/data/wts_anchors.json``).  ``--check``
+A round robin of the anchor agents (:data:`shell_envs.bench.scale.ANCHOR_SPECS`), in
+pairs of games from one opening of the shipped opening book, seats swapped, gives
+Bradley–Terry ratings with ``random`` = 0 and percentile-bootstrap intervals; ``--out``
+writes them as the shipped table (``shell_envs/data/wts_anchors.json``).  ``--check``
 plays a fresh round robin of the same size with another seed and checks that the table is
 reproduced: each fresh rating inside the table's interval and each table rating inside the
 fresh interval.  (``random`` loses nearly every game, so its gap to the others is set by the
@@ -26,7 +27,7 @@ import sys
 from pathlib import Path
 
 from shell_envs.agents.spec import parse_spec
-from shell_envs.bench import anchors, scale, tournament
+from shell_envs.bench import anchors, openings, scale, tournament
 from shell_envs.bench.runner import default_workers
 
 
@@ -71,8 +72,11 @@ def main() -> None:
     specs = list(scale.ANCHOR_SPECS)
     if args.games_per_pair is None:
         args.games_per_pair = scale.anchor_table().games_per_pair if args.check else 300
-    results, seconds = anchors.round_robin(specs, args.games_per_pair, args.seed, args.workers)
-    table = anchors.fit(specs, results, args.games_per_pair, args.seed)
+    book = openings.load()
+    results, seconds = anchors.round_robin(
+        specs, args.games_per_pair, args.seed, args.workers, book=book
+    )
+    table = anchors.fit(specs, results, args.games_per_pair, args.seed, book=book)
     print(f"{len(results)} games in {seconds:.0f} s on {args.workers} worker(s)")
     for a in table.anchors:
         print(f"  {a.label:10s} {a.rating:+7.1f}  [{a.ci[0]:+7.1f}, {a.ci[1]:+7.1f}]")

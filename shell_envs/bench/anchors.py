@@ -1,8 +1,9 @@
 """Fit the anchors of What the Shell's fixed rating scale from a round robin, and re-check them.
 
-A round robin of the anchor agents (`shell_envs.bench.scale.ANCHOR_SPECS`), seats
-swapped, gives Bradley–Terry ratings with ``random`` = 0 and percentile-bootstrap intervals
-(`fit`): the shipped table.  `consistent` compares two fits, so the table can be
+A round robin of the anchor agents (`shell_envs.bench.scale.ANCHOR_SPECS`), in pairs of
+games from one opening of the opening book (`shell_envs.bench.openings`), seats swapped,
+gives Bradley–Terry ratings with ``random`` = 0 and percentile-bootstrap intervals (`fit`):
+the shipped table.  `consistent` compares two fits, so the table can be
 reproduced on demand (``benchmarks/wts_anchors.py --check``).
 """
 
@@ -13,7 +14,7 @@ from datetime import datetime, timezone
 
 from shell_envs._version import __version__
 from shell_envs.agents.spec import parse_spec
-from shell_envs.bench import games, scale, tournament
+from shell_envs.bench import games, openings, scale, tournament
 from shell_envs.bench.runner import MAX_ROUNDS, Task, play_tasks, warm_up
 
 
@@ -22,16 +23,30 @@ class Interrupted(KeyboardInterrupt):
 
 
 def round_robin(
-    specs: list[str], games_per_pair: int, seed: int, workers: int, progress: bool = True
+    specs: list[str],
+    games_per_pair: int,
+    seed: int,
+    workers: int,
+    progress: bool = True,
+    book: openings.OpeningBook | None = None,
 ) -> tuple[list[tournament.GameResult], float]:
-    """Play the round robin; the results and the wall seconds it took."""
+    """Play the round robin, every pair's games in seat-swapped pairs from the openings of
+    ``book`` (``None``: from the empty board); the results and the wall seconds it took."""
     agents = [parse_spec(s) for s in specs]
-    matches = tournament.schedule(len(agents), games_per_pair, seed)
+    matches = tournament.schedule(len(agents), games_per_pair, seed, book)
     plan = [
         Task(
             "what_the_shell",
             games.play_what_the_shell,
-            (agents[m.black], agents[m.white], m.seed, MAX_ROUNDS, True, k),
+            (
+                agents[m.black],
+                agents[m.white],
+                m.seed,
+                MAX_ROUNDS,
+                True,
+                k,
+                tournament.start_position(book, m.opening),
+            ),  # fmt: skip
         )
         for k, m in enumerate(matches)
     ]
@@ -54,9 +69,11 @@ def fit(
     seed: int,
     zero: str = "random",
     at: float = 0.0,
+    book: openings.OpeningBook | None = None,
 ) -> scale.AnchorTable:
     """The anchor table of a round robin: agent ``zero`` rated ``at`` (the scale: ``random``
-    at 0), the others relative to it, with 95% bootstrap intervals."""
+    at 0), the others relative to it, with 95% bootstrap intervals; ``book`` is the opening
+    book its games started from."""
     labels = [parse_spec(s).label for s in specs]
     ratings = tournament.bradley_terry(len(specs), results, labels.index(zero), seed=seed)
     per_agent = games_per_pair * (len(specs) - 1)
@@ -70,14 +87,16 @@ def fit(
         )
         for i in range(len(specs))
     )
+    start = "" if book is None else f", pairs of games from opening book v{book.version}"
     return scale.AnchorTable(
         tuple(sorted(anchors, key=lambda a: a.rating)),
-        reference=f"round robin, {games_per_pair} games per pair, seed {seed}",
+        reference=f"round robin, {games_per_pair} games per pair{start}, seed {seed}",
         date=datetime.now(timezone.utc).date().isoformat(),
         version=__version__,
         games_per_pair=games_per_pair,
         seed=seed,
         max_rounds=MAX_ROUNDS,
+        openings=None if book is None else book.describe(),
     )
 
 

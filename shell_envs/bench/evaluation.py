@@ -4,8 +4,8 @@
 model from [`shell_envs.integrations.sb3`][] or [`shell_envs.integrations.rllib`][], or a
 built-in agent by name) and play them with the benchmark's own game functions: What the Shell
 matches with the tournament's seat-alternating schedule and seeds
-(`shell_envs.bench.tournament`), Scorpion deals with its end rules
-(`shell_envs.bench.patience`).  Rates come with Wilson 95% intervals.
+(`shell_envs.bench.tournament`), from the empty board or the opening book; Scorpion deals
+with its end rules (`shell_envs.bench.patience`).  Rates come with Wilson 95% intervals.
 """
 
 from __future__ import annotations
@@ -98,25 +98,30 @@ def play_match(
     games: int = 100,
     seed: int = 0,
     max_rounds: int = 200,
+    openings: bool = False,
 ) -> MatchResult:
-    """Play ``games`` What the Shell games between two agents, as a bench tournament pair does.
+    """Play ``games`` What the Shell games between two agents, seats alternating.
 
-    The games, seats (alternating) and seeds are those of
-    `shell_envs.bench.tournament.schedule` for a pair; truncation counts as a draw.
-    Both agents get the full position when they can use it.  Names are built with
-    ``make_agent``.
+    The games, seats and seeds are those of `shell_envs.bench.tournament.schedule` for a
+    pair; truncation counts as a draw.  Games start from the empty board, or with
+    ``openings`` in seat-swapped pairs from the shipped opening book, as the bench's games
+    against its anchors do (varied positions for agents that break few ties).  Both agents
+    get the full position when they can use it.  Names are built with ``make_agent``.
     """
     from shell_envs.agents.what_the_shell import GAME
     from shell_envs.bench.games import play_what_the_shell
-    from shell_envs.bench.tournament import schedule
+    from shell_envs.bench.openings import load
+    from shell_envs.bench.tournament import schedule, start_position
 
     if games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     players = (_resolve(GAME, agent, seed), _resolve(GAME, opponent, seed + 1))
+    book = load() if openings else None
     outcomes = {1: 0, 0: 0, -1: 0}
-    for match in schedule(2, games, seed):
+    for match in schedule(2, games, seed, book):
         black, white = players[match.black], players[match.white]
-        record, _ = play_what_the_shell(black, white, match.seed, max_rounds, True)
+        position = start_position(book, match.opening)
+        record, _ = play_what_the_shell(black, white, match.seed, max_rounds, True, 0, position)
         outcome = record["outcome"]
         outcomes[outcome if match.black == 0 else -outcome] += 1
     return MatchResult(

@@ -138,11 +138,20 @@ def markdown(results: dict[str, Any]) -> str:
     if wts:
         scale = wts["scale"]
         n = settings["what_the_shell"]["games_per_anchor"]
+        book = settings["what_the_shell"].get("openings")
+        start = (
+            ""
+            if book is None
+            else (
+                f" in pairs from one opening of opening book v{book['version']} "
+                f"({book['openings']} openings)"
+            )
+        )
         lines += [
             "",
             "## What the Shell",
             "",
-            f"Each agent played {n} games against each anchor, seats swapped. Ratings are "
+            f"Each agent played {n} games against each anchor{start}, seats swapped. Ratings are "
             "Bradley–Terry on the Elo scale with the anchors held at their reference values "
             f"({scale['reference']}; random = 0), a draw counting half a win: the "
             "maximum-likelihood rating and its exact 95% interval (Clopper–Pearson, on the "
@@ -177,7 +186,8 @@ def markdown(results: dict[str, Any]) -> str:
             f"The scale's anchors: {anchors}.",
             "",
             "Against each anchor (W / D / L from the agent's side; win rate with its Wilson "
-            "95% interval; distinct games: how many of the games differ in some move, with "
+            "95% interval; distinct games: how many of the games differ in their start or some "
+            "move, with "
             '"(one N×)" where a game was played N times, the most of any):',
             "",
             "| agent | anchor | games | W / D / L | win rate | score | distinct games |",

@@ -1,9 +1,10 @@
 """The ``shell-envs bench`` job: any agents, both games, one fixed scale, full game records.
 
 What the Shell: every agent plays ``games`` games against each anchor of the fixed rating
-scale (`shell_envs.bench.scale`), seats swapped, and is rated with the anchors held at
-their shipped values.  Scorpion: every agent plays the same deals of a fixed deal set
-(`DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
+scale (`shell_envs.bench.scale`), in pairs from one opening of the opening book with the
+seats swapped, as the anchors' own games were (the same openings against every anchor), and
+is rated with the anchors held at their shipped values.  Scorpion: every agent plays the
+same deals of a fixed deal set (`DEAL_SETS`) under Classic and/or Relaxed.  Each game is one
 task for a pool of worker processes (``ProcessPoolExecutor``), so the progress bars tick per
 finished game; a game's seeds depend only on the bench seed and its place in the schedule,
 so the figures do not depend on the number of workers.  Compiled code is built once, before
@@ -35,7 +36,7 @@ from tqdm import tqdm
 
 from shell_envs._version import __version__
 from shell_envs.agents.spec import AgentSpec, AgentSpecError, object_spec, parse_spec
-from shell_envs.bench import cluster, games, patience, report, scale
+from shell_envs.bench import cluster, games, patience, report, scale, tournament
 from shell_envs.bench.limits import MAX_DEALS, MAX_GAMES, MAX_SEED, MAX_WORKERS
 from shell_envs.core.validation import integer, positive_int
 from shell_envs.registry import GAMES as _REGISTRY
@@ -98,6 +99,7 @@ class Settings:
                 "agents": [a.label for a in self.players("what_the_shell")],
                 "games_per_anchor": self.games_per_anchor,
                 "anchors": {a.label: a.spec for a in self.table.anchors},
+                **({} if self.table.openings is None else {"openings": dict(self.table.openings)}),
                 "max_rounds": self.max_rounds,
             },
             "scorpion": {
@@ -137,15 +139,20 @@ def tasks(settings: Settings) -> list[Task]:
     """Every game of the bench, in schedule order (the order of ``games.jsonl``)."""
     out: list[Task] = []
     s = settings
+    book = s.table.book() if s.players("what_the_shell") else None
+    starts = tournament.opening_starts(book, s.seed, s.games_per_anchor)
     for candidate in s.players("what_the_shell"):
         for anchor in s.table.anchors:
             for g in range(s.games_per_anchor):
                 seat = "black" if g % 2 == 0 else "white"
                 pair = (candidate, anchor.agent) if seat == "black" else (anchor.agent, candidate)
                 seed = game_seed(s.seed, anchor.label, g)
-                pairing = {"candidate": candidate.label, "anchor": anchor.label}
+                pairing: dict[str, Any] = {"candidate": candidate.label, "anchor": anchor.label}
                 pairing["candidate_seat"] = seat
-                args: tuple[Any, ...] = (*pair, seed, s.max_rounds, s.fail_fast, len(out))
+                if starts[g] is not None:
+                    pairing["opening"] = starts[g]
+                position = tournament.start_position(book, starts[g])
+                args: tuple[Any, ...] = (*pair, seed, s.max_rounds, s.fail_fast, len(out), position)
                 out.append(Task("what_the_shell", games.play_what_the_shell, args, pairing))
     deals = patience.deal_numbers(s.deals, s.deal_set) if "scorpion" in s.games else []
     for rules in s.rules:

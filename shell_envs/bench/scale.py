@@ -4,7 +4,8 @@ The anchors (``random``, ``greedy``, ``mcts`` at 100, 400 and 1600 iterations a 
 learned agents ``learned`` and ``mcts-learned`` with the network weights shipped) were rated
 once by a large round robin (``benchmarks/wts_anchors.py``), ``random`` = 0 on the Elo scale;
 the table ships as ``shell_envs/data/wts_anchors.json`` with the date, the package
-version and the games behind it.  A new agent plays games against each anchor and is rated by
+version, the games behind it and the opening book they started from.  A new agent plays
+games against each anchor from the same book (`AnchorTable.book`) and is rated by
 Bradley–Terry with the anchors held at their table values.  A draw counts half a win.  With
 the anchors fixed, the agent's total score is all the games say about its rating, so both
 the rating and its interval are functions of that score and the games against each anchor:
@@ -37,6 +38,8 @@ from scipy.signal import convolve
 from scipy.stats import binom
 
 from shell_envs.agents.spec import AgentSpec, parse_spec
+from shell_envs.bench.openings import OpeningBook
+from shell_envs.bench.openings import load as load_book
 from shell_envs.bench.report import variety
 from shell_envs.bench.tournament import ELO_SCALE, wilson_interval
 
@@ -76,7 +79,12 @@ class Anchor:
 
 @dataclass(frozen=True)
 class AnchorTable:
-    """The shipped scale: anchors in rating order and how they were fitted."""
+    """The shipped scale: anchors in rating order and how they were fitted.
+
+    ``openings`` names the opening book the fit's games started from (its ``describe()``:
+    version, size, checksum); ``None`` for a table fitted from the empty board.  Games rated
+    against the table start the way the fit's did (`book`).
+    """
 
     anchors: tuple[Anchor, ...]
     reference: str
@@ -85,6 +93,7 @@ class AnchorTable:
     games_per_pair: int
     seed: int
     max_rounds: int
+    openings: Mapping[str, Any] | None = None
 
     def __getitem__(self, label: str) -> Anchor:
         for anchor in self.anchors:
@@ -97,6 +106,23 @@ class AnchorTable:
         """The anchors' labels, weakest first."""
         return [a.label for a in self.anchors]
 
+    def book(self) -> OpeningBook | None:
+        """The opening book the table's games started from (the shipped one), or ``None``
+        for the empty board.
+
+        Raises ``ValueError`` when the shipped book is not the one the table names: ratings
+        against the table hold only for games from the same openings.
+        """
+        if self.openings is None:
+            return None
+        book = load_book()
+        if dict(self.openings) != book.describe():
+            raise ValueError(
+                f"the anchor table was fitted from opening book {dict(self.openings)}, but the "
+                f"book shipped is {book.describe()}: refit the table (benchmarks/wts_anchors.py)"
+            )
+        return book
+
     def to_dict(self) -> dict[str, Any]:
         """The table as JSON data (the shipped file's layout)."""
         return {
@@ -106,6 +132,7 @@ class AnchorTable:
             "games_per_pair": self.games_per_pair,
             "seed": self.seed,
             "max_rounds": self.max_rounds,
+            **({} if self.openings is None else {"openings": dict(self.openings)}),
             "anchors": {
                 a.label: {"spec": a.spec, "rating": a.rating, "ci": list(a.ci), "games": a.games}
                 for a in self.anchors
@@ -133,6 +160,7 @@ class AnchorTable:
             int(data["games_per_pair"]),
             int(data["seed"]),
             int(data["max_rounds"]),
+            data.get("openings"),
         )
 
 
@@ -314,6 +342,7 @@ def summarize(
             "reference": table.reference,
             "date": table.date,
             "version": table.version,
+            **({} if table.openings is None else {"openings": dict(table.openings)}),
             "anchors": {
                 a.label: {"rating": a.rating, "ci": list(a.ci), "games": a.games}
                 for a in table.anchors

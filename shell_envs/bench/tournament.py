@@ -19,17 +19,21 @@ import choix
 import numpy as np
 from scipy.stats import binomtest, bootstrap
 
+from shell_envs.bench.openings import OpeningBook
+
 ELO_SCALE = 400.0 / math.log(10.0)
 BLACK_WINS, DRAW, WHITE_WINS = 1, 0, -1
 
 
 @dataclass(frozen=True)
 class Match:
-    """One scheduled game: agent indices for each seat and the seed of both agents."""
+    """One scheduled game: agent indices for each seat, the seed of both agents and the
+    opening it starts from (an index into the opening book; ``None``: the empty board)."""
 
     black: int
     white: int
     seed: int
+    opening: int | None = None
 
 
 @dataclass(frozen=True)
@@ -42,18 +46,41 @@ class GameResult:
     rounds: int
 
 
-def schedule(n_agents: int, games_per_pair: int, seed: int = 0) -> list[Match]:
-    """Every pair plays ``games_per_pair`` games, alternating who is black."""
+def schedule(
+    n_agents: int, games_per_pair: int, seed: int = 0, book: OpeningBook | None = None
+) -> list[Match]:
+    """Every pair plays ``games_per_pair`` games, alternating who is black.
+
+    With an opening ``book``, games ``2k`` and ``2k + 1`` of every pair start from the same
+    opening, ``book.schedule(seed, ...)[k]``, seats swapped: every pair plays the same
+    openings.
+    """
     if n_agents < 2 or games_per_pair < 1:
         raise ValueError("a round robin needs at least 2 agents and 1 game per pair")
+    starts = opening_starts(book, seed, games_per_pair)
     matches = []
     for i in range(n_agents):
         for j in range(i + 1, n_agents):
             for g in range(games_per_pair):
                 black, white = (i, j) if g % 2 == 0 else (j, i)
                 game_seed = np.random.SeedSequence([seed, i, j, g]).generate_state(1)[0]
-                matches.append(Match(black, white, int(game_seed)))
+                matches.append(Match(black, white, int(game_seed), starts[g]))
     return matches
+
+
+def opening_starts(book: OpeningBook | None, seed: int, games: int) -> list[int | None]:
+    """The opening of each of ``games`` games played in seat-swapped pairs (game ``g`` in
+    pair ``g // 2``, the book shuffled by ``seed``); all ``None`` without a book."""
+    if book is None:
+        return [None] * games
+    pairs = book.schedule(seed, (games + 1) // 2)
+    return [pairs[g // 2] for g in range(games)]
+
+
+def start_position(book: OpeningBook | None, opening: int | None) -> dict[str, Any] | None:
+    """The position a game starts from: opening ``opening`` of ``book`` (a fresh dict, for
+    ``reset(options={"position": ...})``), or ``None`` for the empty board."""
+    return None if book is None or opening is None else book[opening]
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:

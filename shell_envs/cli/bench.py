@@ -137,8 +137,9 @@ def bench(
     """Benchmark agents on both games and write the results folder.
 
     What the Shell: each agent plays --games games against each anchor of the fixed rating
-    scale (random, greedy, mcts at 100, 400 and 1600 iterations, learned, mcts-learned), seats
-    swapped, and gets a Bradley-Terry rating on that scale with a 95% interval.  Scorpion: each
+    scale (random, greedy, mcts at 100, 400 and 1600 iterations, learned, mcts-learned), in
+    seat-swapped pairs from the opening book, and gets a Bradley-Terry rating on that scale
+    with a 95% interval.  Scorpion: each
     agent plays the same deals of a fixed set (win rate with its Wilson interval, winnable deals
     won, the thoughtful ceiling beside).  Every game is recorded in games.jsonl (shell-envs replay).
     """

@@ -127,3 +127,26 @@ def test_a_small_bench_reports_the_distinct_games_of_every_pairing(tmp_path: Pat
         assert p["games"] == 2 and p["distinct_games"] in (1, 2)
     table = (out / "results.md").read_text(encoding="utf-8")
     assert "| score | distinct games |" in table
+
+
+def test_the_bench_plays_each_anchor_from_the_tables_openings_in_seat_swapped_pairs(
+    tmp_path: Path,
+) -> None:
+    """As the anchors' own round robin did: game ``2k`` and ``2k + 1`` against an anchor
+    start from one opening, the seats swapped, and every anchor gets the same openings."""
+    out = tmp_path / "results"
+    args = ["bench", "--game", "what-the-shell", "--games", "3", "--agent", "random"]
+    done = CliRunner().invoke(main, [*args, "--workers", "1", "--no-progress", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    book = TABLE.book()
+    assert book is not None
+    starts = book.schedule(0, 2)  # the bench's seed; 3 games: one pair and one game
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert data["settings"]["what_the_shell"]["openings"] == book.describe() == TABLE.openings
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    for anchor in TABLE.labels:
+        mine = [r for r in records if r["pairing"]["anchor"] == anchor]
+        assert [r["pairing"]["opening"] for r in mine] == [starts[0], starts[0], starts[1]]
+        assert [r["pairing"]["candidate_seat"] for r in mine] == ["black", "white", "black"]
+        assert [r["start"] for r in mine] == [book[k] for k in (starts[0], starts[0], starts[1])]
+    assert f"opening book v{book.version}" in (out / "results.md").read_text(encoding="utf-8")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
-from shell_envs.bench import anchors, scale
+from shell_envs.bench import anchors, openings, scale
 from shell_envs.bench.tournament import ELO_SCALE
 
 
@@ -81,8 +82,12 @@ def test_the_table_is_consistent_with_a_fresh_small_fit() -> None:
     """
     specs = list(scale.ANCHOR_SPECS[1:4])
     table = scale.anchor_table()
-    results, _ = anchors.round_robin(specs, 40, seed=7, workers=1, progress=False)
-    fresh = anchors.fit(specs, results, 40, seed=7, zero="greedy", at=table["greedy"].rating)
+    book = table.book()
+    results, _ = anchors.round_robin(specs, 40, seed=7, workers=1, progress=False, book=book)
+    fresh = anchors.fit(
+        specs, results, 40, seed=7, zero="greedy", at=table["greedy"].rating, book=book
+    )
+    assert fresh.openings == table.openings
     assert fresh.labels == ["greedy", "mcts-100", "mcts-400"]
     assert anchors.consistent(table, fresh, both_ways=False) == []
     shifted = scale.AnchorTable(
@@ -91,7 +96,25 @@ def test_the_table_is_consistent_with_a_fresh_small_fit() -> None:
             for a in table.anchors
         ),
         *(table.reference, table.date, table.version),
-        *(table.games_per_pair, table.seed, table.max_rounds),
+        *(table.games_per_pair, table.seed, table.max_rounds, table.openings),
     )
     bad = anchors.consistent(shifted, fresh, both_ways=False)
     assert [line.split(":")[0] for line in bad] == ["mcts-100"]
+
+
+def test_the_table_names_the_shipped_opening_book_its_games_started_from() -> None:
+    table = scale.anchor_table()
+    book = openings.load()
+    assert table.openings == book.describe() and table.book() is book
+    assert f"opening book v{book.version}" in table.reference
+    assert scale.summarize([], [], {}, table)["scale"]["openings"] == book.describe()
+    empty_board = dataclasses.replace(table, openings=None)
+    assert empty_board.book() is None and "openings" not in empty_board.to_dict()
+    assert scale.AnchorTable.from_dict(empty_board.to_dict()) == empty_board
+
+
+def test_a_table_fitted_from_another_book_is_refused() -> None:
+    table = scale.anchor_table()
+    other = dataclasses.replace(table, openings={**table.openings, "checksum": "sha256:00"})
+    with pytest.raises(ValueError, match=r"fitted from opening book .*sha256:00.*refit"):
+        other.book()

@@ -7,13 +7,16 @@ import math
 import numpy as np
 import pytest
 
+from shell_envs.bench import openings
 from shell_envs.bench.tournament import (
     ELO_SCALE,
     GameResult,
     bradley_terry,
     fit_bradley_terry,
+    opening_starts,
     pair_scores,
     schedule,
+    start_position,
     wilson_interval,
 )
 
@@ -45,6 +48,22 @@ def test_schedule_plays_every_pair_with_seats_swapped() -> None:
     assert schedule(3, 4, seed=2) != matches
     with pytest.raises(ValueError):
         schedule(1, 4)
+
+
+def test_with_a_book_each_opening_is_played_twice_seats_swapped_by_every_pair() -> None:
+    book = openings.load()
+    matches = schedule(3, 5, seed=4, book=book)
+    starts = book.schedule(4, 3)  # 5 games a pair: pairs of games 0-1, 2-3, and game 4 alone
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        pair = [m for m in matches if {m.black, m.white} == {i, j}]
+        assert [m.opening for m in pair] == [starts[0], starts[0], starts[1], starts[1], starts[2]]
+        for first, second in (pair[0:2], pair[2:4]):
+            assert (first.black, first.white) == (second.white, second.black)
+    assert [m.seed for m in matches] == [m.seed for m in schedule(3, 5, seed=4)]
+    assert all(m.opening is None for m in schedule(3, 5, seed=4))
+    assert opening_starts(None, 4, 3) == [None] * 3
+    assert start_position(book, starts[0]) == book[starts[0]]
+    assert start_position(book, None) is None and start_position(None, None) is None
 
 
 def test_pair_scores_take_the_lower_index_side() -> None:
