@@ -46,7 +46,7 @@ def round_robin(
                 True,
                 k,
                 tournament.start_position(book, m.opening),
-            ),  # fmt: skip
+            ),
         )
         for k, m in enumerate(matches)
     ]
